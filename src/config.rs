@@ -1,0 +1,284 @@
+//! `config.json` of a Hugging Face BERT (`transformers.BertConfig`), plus our optional
+//! `position_encoding`, validation, presets and the parameter counter.
+
+use crate::error::{BertError, Result};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Activation {
+    /// Exact erf GELU, as BERT (`hidden_act: "gelu"`).
+    Gelu,
+    /// tanh approximation (`gelu_new`, `gelu_pytorch_tanh`).
+    GeluNew,
+    Relu,
+}
+
+impl Activation {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "gelu" | "gelu_python" => Ok(Activation::Gelu),
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Activation::GeluNew),
+            "relu" => Ok(Activation::Relu),
+            other => Err(BertError::Config(format!(
+                "hidden_act `{other}` is not supported (use gelu, gelu_new or relu)"
+            ))),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionEncoding {
+    /// A trained (P, H) table, as BERT.
+    #[default]
+    Learned,
+    /// Fixed sin/cos of Attention Is All You Need: PE[p, 2k] = sin(p w_k), PE[p, 2k+1] = cos(p w_k),
+    /// w_k = 1 / 10000^(2k / H). No parameters.
+    Sinusoidal,
+}
+
+fn d_eps() -> f64 {
+    1e-12
+}
+fn d_true() -> bool {
+    true
+}
+fn d_act() -> String {
+    "gelu".into()
+}
+fn d_drop() -> f64 {
+    0.1
+}
+fn d_type_vocab() -> usize {
+    2
+}
+fn d_abs() -> String {
+    "absolute".into()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    #[serde(default = "d_act")]
+    pub hidden_act: String,
+    pub max_position_embeddings: usize,
+    #[serde(default = "d_type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "d_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default = "d_true")]
+    pub tie_word_embeddings: bool,
+    #[serde(default = "d_drop")]
+    pub hidden_dropout_prob: f64,
+    #[serde(default = "d_drop")]
+    pub attention_probs_dropout_prob: f64,
+    #[serde(default = "d_abs")]
+    pub position_embedding_type: String,
+    #[serde(default)]
+    pub position_encoding: PositionEncoding,
+    /// Every other field of the file, kept so a saved config round-trips.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Upper bound on the elements of any one tensor a config may ask for (4 G floats = 16 GiB),
+/// so a hostile config fails with a message instead of an allocation abort.
+const MAX_ELEMS: usize = 1 << 32;
+
+impl BertConfig {
+    pub fn from_json(text: &str) -> Result<Self> {
+        let cfg: BertConfig = serde_json::from_str(text)
+            .map_err(|e| BertError::Config(format!("config.json is not a BERT config: {e}")))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("config serialises")
+    }
+
+    pub fn activation(&self) -> Activation {
+        Activation::parse(&self.hidden_act).unwrap_or(Activation::Gelu)
+    }
+
+    pub fn head_dim(&self) -> usize {
+        self.hidden_size / self.num_attention_heads
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(BertError::Config(m));
+        for (name, v) in [
+            ("vocab_size", self.vocab_size),
+            ("hidden_size", self.hidden_size),
+            ("num_attention_heads", self.num_attention_heads),
+            ("intermediate_size", self.intermediate_size),
+            ("max_position_embeddings", self.max_position_embeddings),
+            ("type_vocab_size", self.type_vocab_size),
+        ] {
+            if v == 0 {
+                return bad(format!("{name} must be positive"));
+            }
+        }
+        if self.num_hidden_layers > 256 {
+            return bad(format!("num_hidden_layers {} is implausibly large", self.num_hidden_layers));
+        }
+        if self.hidden_size % self.num_attention_heads != 0 {
+            return bad(format!(
+                "hidden_size {} is not a multiple of num_attention_heads {}",
+                self.hidden_size, self.num_attention_heads
+            ));
+        }
+        for (name, a, b) in [
+            ("vocab_size x hidden_size", self.vocab_size, self.hidden_size),
+            ("intermediate_size x hidden_size", self.intermediate_size, self.hidden_size),
+            ("max_position_embeddings x hidden_size", self.max_position_embeddings, self.hidden_size),
+            ("type_vocab_size x hidden_size", self.type_vocab_size, self.hidden_size),
+        ] {
+            if a.checked_mul(b).is_none_or(|n| n > MAX_ELEMS) {
+                return bad(format!("{name} = {a} x {b} is too large"));
+            }
+        }
+        Activation::parse(&self.hidden_act)?;
+        if self.position_embedding_type != "absolute" {
+            return bad(format!(
+                "position_embedding_type `{}` is not supported (only `absolute`)",
+                self.position_embedding_type
+            ));
+        }
+        if !(self.layer_norm_eps > 0.0 && self.layer_norm_eps < 1.0) {
+            return bad(format!("layer_norm_eps {} must be in (0, 1)", self.layer_norm_eps));
+        }
+        for (name, p) in [
+            ("hidden_dropout_prob", self.hidden_dropout_prob),
+            ("attention_probs_dropout_prob", self.attention_probs_dropout_prob),
+        ] {
+            if !(0.0..1.0).contains(&p) {
+                return bad(format!("{name} {p} must be in [0, 1)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A config by name: `bert-base` (uncased BERT-base), `bert-tiny` (2 x 128, 2 heads).
+    pub fn preset(name: &str) -> Result<Self> {
+        let (h, l, nh) = match name {
+            "bert-base" => (768, 12, 12),
+            "bert-tiny" => (128, 2, 2),
+            "bert-mini" => (256, 4, 4),
+            "bert-small" => (512, 4, 8),
+            other => {
+                return Err(BertError::Config(format!(
+                    "unknown preset `{other}` (bert-base, bert-tiny, bert-mini, bert-small)"
+                )))
+            }
+        };
+        Ok(Self::new(30522, h, l, nh, 4 * h, 512))
+    }
+
+    pub fn new(vocab: usize, hidden: usize, layers: usize, heads: usize, inter: usize, max_pos: usize) -> Self {
+        BertConfig {
+            vocab_size: vocab,
+            hidden_size: hidden,
+            num_hidden_layers: layers,
+            num_attention_heads: heads,
+            intermediate_size: inter,
+            hidden_act: "gelu".into(),
+            max_position_embeddings: max_pos,
+            type_vocab_size: 2,
+            layer_norm_eps: 1e-12,
+            tie_word_embeddings: true,
+            hidden_dropout_prob: 0.1,
+            attention_probs_dropout_prob: 0.1,
+            position_embedding_type: "absolute".into(),
+            position_encoding: PositionEncoding::Learned,
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
+/// Which optional parts a model has (decided by the tensors in its file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Heads {
+    pub pooler: bool,
+    pub mlm: bool,
+    pub nsp: bool,
+}
+
+impl Heads {
+    pub const BASE_MODEL: Heads = Heads { pooler: true, mlm: false, nsp: false };
+    pub const MASKED_LM: Heads = Heads { pooler: false, mlm: true, nsp: false };
+    pub const PRETRAINING: Heads = Heads { pooler: true, mlm: true, nsp: true };
+}
+
+/// Parameter counts by group.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamCount {
+    pub embeddings: usize,
+    pub per_layer: usize,
+    pub encoder: usize,
+    pub pooler: usize,
+    pub mlm_head: usize,
+    pub nsp_head: usize,
+    pub total: usize,
+}
+
+pub fn count_params(cfg: &BertConfig, heads: Heads) -> ParamCount {
+    let (h, i, v) = (cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size);
+    let linear = |n_in: usize, n_out: usize| n_in * n_out + n_out;
+    let ln = 2 * h;
+    let pos = match cfg.position_encoding {
+        PositionEncoding::Learned => cfg.max_position_embeddings * h,
+        PositionEncoding::Sinusoidal => 0,
+    };
+    let embeddings = v * h + pos + cfg.type_vocab_size * h + ln;
+    let per_layer = 4 * linear(h, h) + ln + linear(h, i) + linear(i, h) + ln;
+    let encoder = per_layer * cfg.num_hidden_layers;
+    let pooler = if heads.pooler { linear(h, h) } else { 0 };
+    let decoder = if cfg.tie_word_embeddings { 0 } else { v * h };
+    let mlm_head = if heads.mlm { linear(h, h) + ln + decoder + v } else { 0 };
+    let nsp_head = if heads.nsp { linear(h, 2) } else { 0 };
+    let total = embeddings + encoder + pooler + mlm_head + nsp_head;
+    ParamCount { embeddings, per_layer, encoder, pooler, mlm_head, nsp_head, total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bert_base_has_the_published_parameter_count() {
+        let cfg = BertConfig::preset("bert-base").unwrap();
+        assert_eq!(count_params(&cfg, Heads::BASE_MODEL).total, 109_482_240);
+    }
+
+    #[test]
+    fn bad_configs_are_refused_with_the_field_named() {
+        let mut cfg = BertConfig::preset("bert-tiny").unwrap();
+        cfg.num_attention_heads = 3;
+        assert!(cfg.validate().unwrap_err().to_string().contains("num_attention_heads"));
+        let mut cfg = BertConfig::preset("bert-tiny").unwrap();
+        cfg.vocab_size = usize::MAX / 2;
+        assert!(cfg.validate().unwrap_err().to_string().contains("too large"));
+        let err = BertConfig::from_json(r#"{"vocab_size": 10}"#).unwrap_err();
+        assert!(err.to_string().contains("hidden_size"), "{err}");
+        let cfg = BertConfig::preset("bert-tiny").unwrap();
+        let mut j: serde_json::Value = serde_json::from_str(&cfg.to_json()).unwrap();
+        j["hidden_act"] = "swish".into();
+        assert!(BertConfig::from_json(&j.to_string()).unwrap_err().to_string().contains("swish"));
+    }
+
+    #[test]
+    fn unknown_fields_round_trip() {
+        let cfg = BertConfig::preset("bert-tiny").unwrap();
+        let mut j: serde_json::Value = serde_json::from_str(&cfg.to_json()).unwrap();
+        j["architectures"] = serde_json::json!(["BertForMaskedLM"]);
+        let back = BertConfig::from_json(&j.to_string()).unwrap();
+        assert_eq!(back.extra["architectures"][0], "BertForMaskedLM");
+        assert!(back.to_json().contains("BertForMaskedLM"));
+    }
+}

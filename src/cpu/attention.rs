@@ -1,0 +1,182 @@
+//! Scaled dot-product attention of HF `BertSelfAttention` (eager path), on projected Q, K, V:
+//! scores = Q K^T / sqrt(HD) + mask, P = softmax(scores), P' = dropout(P) * head_mask, ctx = P' V.
+//! The padding mask adds the float minimum to masked keys, as HF does.
+
+use crate::cpu::softmax::{softmax_row, softmax_row_backward};
+use crate::real::Real;
+use ndarray::{s, Array2, Array4, ArrayView1, ArrayView2};
+
+/// What the backward needs, and what the explainer shows.
+#[derive(Clone, Debug)]
+pub struct AttentionCache<T> {
+    /// (B, NH, T, T) Q K^T / sqrt(HD), before the padding mask.
+    pub scores: Array4<T>,
+    /// (B, NH, T, T) softmax probabilities, padding keys at 0 (before dropout and head mask).
+    pub probs: Array4<T>,
+    /// (B, NH, T, T) dropout scale factors (0 or 1/(1-p)), when dropout is on.
+    pub drop: Option<Array4<T>>,
+}
+
+pub struct AttnShape {
+    pub b: usize,
+    pub t: usize,
+    pub nh: usize,
+}
+
+/// q, k, v (B*T, H); mask (B, T) with 1 = attend, 0 = padding; head_mask (NH) multiplies P.
+/// Returns ctx (B*T, H) and the cache.
+pub fn attention_forward<T: Real>(
+    q: ArrayView2<T>,
+    k: ArrayView2<T>,
+    v: ArrayView2<T>,
+    sh: &AttnShape,
+    mask: ArrayView2<T>,
+    head_mask: Option<ArrayView1<T>>,
+    drop: Option<Array4<T>>,
+) -> (Array2<T>, AttentionCache<T>) {
+    let (b, t, nh) = (sh.b, sh.t, sh.nh);
+    let h = q.ncols();
+    let hd = h / nh;
+    let scale = T::one() / T::c(hd as f64).sqrt();
+    let mut scores = Array4::zeros((b, nh, t, t));
+    let mut probs = Array4::zeros((b, nh, t, t));
+    let mut ctx = Array2::zeros((b * t, h));
+    for bi in 0..b {
+        let rows = bi * t..(bi + 1) * t;
+        for hi in 0..nh {
+            let cols = hi * hd..(hi + 1) * hd;
+            let qh = q.slice(s![rows.clone(), cols.clone()]); // (T, HD)
+            let kh = k.slice(s![rows.clone(), cols.clone()]); // (T, HD)
+            let vh = v.slice(s![rows.clone(), cols.clone()]); // (T, HD)
+            let sc = qh.dot(&kh.t()) * scale; // (T, T)
+            let mut p = sc.clone();
+            for mut row in p.rows_mut() {
+                for (j, x) in row.iter_mut().enumerate() {
+                    if mask[[bi, j]] == T::zero() {
+                        *x += T::min_value();
+                    }
+                }
+                softmax_row(row.as_slice_mut().expect("contiguous row"));
+            }
+            let mut w = p.clone(); // P' = dropout(P) * head_mask
+            if let Some(d) = &drop {
+                w *= &d.slice(s![bi, hi, .., ..]);
+            }
+            if let Some(hm) = &head_mask {
+                w *= hm[hi];
+            }
+            ctx.slice_mut(s![rows.clone(), cols]).assign(&w.dot(&vh)); // (T, HD)
+            scores.slice_mut(s![bi, hi, .., ..]).assign(&sc);
+            probs.slice_mut(s![bi, hi, .., ..]).assign(&p);
+        }
+    }
+    (ctx, AttentionCache { scores, probs, drop })
+}
+
+/// dctx (B*T, H) -> (dq, dk, dv), each (B*T, H).
+#[allow(clippy::too_many_arguments)]
+pub fn attention_backward<T: Real>(
+    dctx: ArrayView2<T>,
+    q: ArrayView2<T>,
+    k: ArrayView2<T>,
+    v: ArrayView2<T>,
+    sh: &AttnShape,
+    head_mask: Option<ArrayView1<T>>,
+    cache: &AttentionCache<T>,
+) -> (Array2<T>, Array2<T>, Array2<T>) {
+    let (b, t, nh) = (sh.b, sh.t, sh.nh);
+    let h = q.ncols();
+    let hd = h / nh;
+    let scale = T::one() / T::c(hd as f64).sqrt();
+    let mut dq = Array2::zeros((b * t, h));
+    let mut dk = Array2::zeros((b * t, h));
+    let mut dv = Array2::zeros((b * t, h));
+    let mut ds = Array2::<T>::zeros((t, t));
+    for bi in 0..b {
+        let rows = bi * t..(bi + 1) * t;
+        for hi in 0..nh {
+            let cols = hi * hd..(hi + 1) * hd;
+            let qh = q.slice(s![rows.clone(), cols.clone()]);
+            let kh = k.slice(s![rows.clone(), cols.clone()]);
+            let vh = v.slice(s![rows.clone(), cols.clone()]);
+            let dch = dctx.slice(s![rows.clone(), cols.clone()]); // (T, HD)
+            let p = cache.probs.slice(s![bi, hi, .., ..]); // (T, T)
+            // multiplier m = drop * head_mask, so P' = P * m
+            let mut m = Array2::<T>::ones((t, t));
+            if let Some(d) = &cache.drop {
+                m *= &d.slice(s![bi, hi, .., ..]);
+            }
+            if let Some(hm) = &head_mask {
+                m *= hm[hi];
+            }
+            let w = &p * &m; // P'
+            // ctx = P' V  =>  dV = P'^T dctx, dP' = dctx V^T
+            dv.slice_mut(s![rows.clone(), cols.clone()]).assign(&w.t().dot(&dch));
+            let dp = dch.dot(&vh.t()) * &m; // (T, T) dP
+            for i in 0..t {
+                let pr = p.row(i);
+                let dpr = dp.row(i);
+                let mut dsr = ds.row_mut(i);
+                softmax_row_backward(
+                    pr.as_slice().expect("contiguous"),
+                    dpr.as_slice().expect("contiguous"),
+                    dsr.as_slice_mut().expect("contiguous"),
+                );
+            }
+            // scores = Q K^T * scale
+            dq.slice_mut(s![rows.clone(), cols.clone()]).assign(&(ds.dot(&kh) * scale));
+            dk.slice_mut(s![rows.clone(), cols]).assign(&(ds.t().dot(&qh) * scale));
+        }
+    }
+    (dq, dk, dv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::testutil::{check_grad, rand_array};
+    use ndarray::{arr1, arr2, Array1};
+
+    fn setup() -> (Array2<f64>, Array2<f64>, Array2<f64>, Array2<f64>, AttnShape) {
+        let (b, t, h) = (2, 5, 6);
+        let q = rand_array(&[b * t, h], 1).into_dimensionality().unwrap();
+        let k = rand_array(&[b * t, h], 2).into_dimensionality().unwrap();
+        let v = rand_array(&[b * t, h], 3).into_dimensionality().unwrap();
+        let r = rand_array(&[b * t, h], 4).into_dimensionality().unwrap();
+        (q, k, v, r, AttnShape { b, t, nh: 3 })
+    }
+
+    #[test]
+    fn padding_keys_get_zero_probability() {
+        let (q, k, v, _, sh) = setup();
+        let mask = arr2(&[[1.0, 1.0, 1.0, 0.0, 0.0], [1.0; 5]]);
+        let (_, c) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), None, None);
+        for hi in 0..3 {
+            for i in 0..5 {
+                assert_eq!(c.probs[[0, hi, i, 3]], 0.0);
+                let row_sum: f64 = c.probs.slice(s![0, hi, i, ..]).sum();
+                assert!((row_sum - 1.0).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn attention_backward_matches_finite_differences() {
+        let (q, k, v, r, sh) = setup();
+        let mask = arr2(&[[1.0, 1.0, 1.0, 1.0, 0.0], [1.0; 5]]);
+        let hm: Array1<f64> = arr1(&[1.0, 0.0, 0.5]);
+        let mut rng = crate::rng::Rng::new(9);
+        let drop = Array4::from_shape_simple_fn((2, 3, 5, 5), || if rng.uniform() < 0.2 { 0.0 } else { 1.25 });
+        let loss = |q: &Array2<f64>, k: &Array2<f64>, v: &Array2<f64>| {
+            let (c, _) =
+                attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
+            (c * &r).sum()
+        };
+        let (_, cache) =
+            attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
+        let (dq, dk, dv) = attention_backward(r.view(), q.view(), k.view(), v.view(), &sh, Some(hm.view()), &cache);
+        check_grad("dq", &q, &dq, |q| loss(q, &k, &v));
+        check_grad("dk", &k, &dk, |k| loss(&q, k, &v));
+        check_grad("dv", &v, &dv, |v| loss(&q, &k, v));
+    }
+}

@@ -1,0 +1,247 @@
+//! The backward pass: MLM cross-entropy (mean over labelled rows, label -100 ignored) plus the NSP
+//! cross-entropy when labels are given, as HF `BertForPreTraining` / `BertForMaskedLM`. Each block
+//! restates the forward line it inverts.
+
+use crate::config::{BertConfig, PositionEncoding};
+use crate::cpu::activation::{activation_backward, tanh_backward};
+use crate::cpu::attention::{attention_backward, AttnShape};
+use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
+use crate::cpu::embedding::embedding_backward;
+use crate::cpu::layernorm::layernorm_backward;
+use crate::cpu::linear::linear_backward;
+use crate::error::{BertError, Result};
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::params::BertParams;
+use crate::real::Real;
+use ndarray::{s, Array2};
+
+/// Gradients have the parameters' structure and names.
+pub type Grads<T> = BertParams<T>;
+
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    /// (B*T) token to predict at each row, -100 = no loss.
+    pub mlm_labels: Option<Vec<i64>>,
+    /// (B) 0 = IsNext, 1 = NotNext.
+    pub nsp_labels: Option<Vec<i64>>,
+}
+
+impl Targets {
+    /// The rows that carry MLM loss (the only rows whose logits training computes).
+    pub fn labelled_rows(&self) -> Vec<usize> {
+        self.mlm_labels
+            .as_ref()
+            .map(|l| l.iter().enumerate().filter(|(_, &v)| v != IGNORE).map(|(i, _)| i).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn validate(&self, cfg: &BertConfig, batch: &Batch) -> Result<()> {
+        if let Some(l) = &self.mlm_labels {
+            if l.len() != batch.b * batch.t {
+                return Err(BertError::Input(format!("labels must have B*T = {} entries, got {}", batch.b * batch.t, l.len())));
+            }
+            if let Some(v) = l.iter().find(|&&v| v != IGNORE && (v < 0 || v as usize >= cfg.vocab_size)) {
+                return Err(BertError::Input(format!("label {v} is neither -100 nor a vocabulary id")));
+            }
+        }
+        if let Some(l) = &self.nsp_labels {
+            if l.len() != batch.b {
+                return Err(BertError::Input(format!("next_sentence_label must have B = {} entries", batch.b)));
+            }
+            if let Some(v) = l.iter().find(|&&v| v != 0 && v != 1 && v != IGNORE) {
+                return Err(BertError::Input(format!("next_sentence_label {v} must be 0 or 1")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct LossOutput<T> {
+    pub loss: T,
+    pub mlm_loss: Option<T>,
+    pub nsp_loss: Option<T>,
+}
+
+/// Forward with MLM logits only at labelled rows, then backward. Dropout when `dropout_seed` is set.
+pub fn loss_and_grads<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    batch: &Batch,
+    targets: &Targets,
+    dropout_seed: Option<u64>,
+) -> Result<(LossOutput<T>, Grads<T>, ForwardTrace<T>)> {
+    targets.validate(cfg, batch)?;
+    let opts = ForwardOptions { mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed, head_mask: None };
+    let trace = forward(p, cfg, batch, &opts)?;
+    let (loss, grads) = backward(p, cfg, batch, &trace, targets)?;
+    Ok((loss, grads, trace))
+}
+
+pub fn backward<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    batch: &Batch,
+    tr: &ForwardTrace<T>,
+    targets: &Targets,
+) -> Result<(LossOutput<T>, Grads<T>)> {
+    targets.validate(cfg, batch)?;
+    let (b, t, h) = (tr.b, tr.t, cfg.hidden_size);
+    let n = b * t;
+    let mut g = p.zeros_like();
+    let mut dx = Array2::<T>::zeros((n, h)); // d last hidden
+    let mut mlm_loss = None;
+    let mut nsp_loss = None;
+
+    // MLM: logits = LN(act(x W_t^T + b_t)) E^T + bias at the rows in the trace.
+    if let (Some(labels), Some(head)) = (&targets.mlm_labels, &p.mlm) {
+        let mt = tr
+            .mlm
+            .as_ref()
+            .ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
+        let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
+        if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
+            return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));
+        }
+        let tgt: Vec<i64> = mt.rows.iter().map(|&r| labels[r]).collect();
+        let (loss, dlogits) = cross_entropy_forward_backward(mt.logits.view(), &tgt); // (M, V)
+        mlm_loss = Some(loss);
+        let gm = g.mlm.as_mut().expect("grads mirror params");
+        let dec = p.decoder().expect("decoder");
+        let ddec = match gm.decoder.as_mut() {
+            Some(d) => d.view_mut(),
+            None => g.emb.word.view_mut(),
+        };
+        let dln = linear_backward(dlogits.view(), mt.ln_out.view(), dec.view(), ddec, Some(gm.bias.view_mut()));
+        let dact = layernorm_backward(
+            dln.view(),
+            mt.act.view(),
+            mt.ln_mean.view(),
+            mt.ln_rstd.view(),
+            head.ln.gamma.view(),
+            gm.ln.gamma.view_mut(),
+            gm.ln.beta.view_mut(),
+        );
+        let dpre = activation_backward(cfg.activation(), dact.view(), mt.pre.view());
+        let x = crate::cpu::embedding::embedding_forward(tr.last_hidden().view(), &mt.rows);
+        let dxm = linear_backward(
+            dpre.view(),
+            x.view(),
+            head.transform.weight.view(),
+            gm.transform.weight.view_mut(),
+            Some(gm.transform.bias.view_mut()),
+        );
+        embedding_backward(dxm.view(), &mt.rows, dx.view_mut()); // scatter rows back
+    }
+
+    // NSP: logits = tanh(h_cls W_p^T + b_p) W_n^T + b_n.
+    if let (Some(labels), Some(nsp), Some(pooler)) = (&targets.nsp_labels, &p.nsp, &p.pooler) {
+        let pt = tr.pool.as_ref().expect("pooler ran");
+        let logits = pt.nsp_logits.as_ref().expect("nsp ran");
+        let (loss, dlogits) = cross_entropy_forward_backward(logits.view(), labels); // (B, 2)
+        nsp_loss = Some(loss);
+        let gn = g.nsp.as_mut().expect("grads mirror params");
+        let dpooled = linear_backward(dlogits.view(), pt.pooled.view(), nsp.weight.view(), gn.weight.view_mut(), Some(gn.bias.view_mut()));
+        let dpre = tanh_backward(dpooled.view(), pt.pooled.view());
+        let cls = Array2::from_shape_fn((b, h), |(bi, j)| tr.last_hidden()[[bi * t, j]]);
+        let gp = g.pooler.as_mut().expect("grads mirror params");
+        let dcls = linear_backward(dpre.view(), cls.view(), pooler.weight.view(), gp.weight.view_mut(), Some(gp.bias.view_mut()));
+        for bi in 0..b {
+            let mut row = dx.row_mut(bi * t);
+            row += &dcls.row(bi);
+        }
+    }
+
+    // Encoder layers, last to first. dx is d(output of layer l).
+    let sh = AttnShape { b, t, nh: cfg.num_attention_heads };
+    for (li, (lp, lt)) in p.layers.iter().zip(&tr.layers).enumerate().rev() {
+        let gl = &mut g.layers[li];
+        let input = tr.hidden[li].view();
+        // out = LN(out_res), out_res = ffn_out + attn_ln_out
+        let d_out_res = layernorm_backward(
+            dx.view(),
+            lt.out_res.view(),
+            lt.out_ln_mean.view(),
+            lt.out_ln_rstd.view(),
+            lp.out_ln.gamma.view(),
+            gl.out_ln.gamma.view_mut(),
+            gl.out_ln.beta.view_mut(),
+        );
+        let mut d_attn_ln_out = d_out_res.clone();
+        // ffn_out = dropout(ffn_act W_o^T + b_o)
+        let mut d_ffn_out = d_out_res;
+        if let Some(m) = &lt.ffn_drop {
+            d_ffn_out *= m;
+        }
+        let d_ffn_act = linear_backward(
+            d_ffn_out.view(),
+            lt.ffn_act.view(),
+            lp.output.weight.view(),
+            gl.output.weight.view_mut(),
+            Some(gl.output.bias.view_mut()),
+        );
+        // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
+        let d_ffn_pre = activation_backward(cfg.activation(), d_ffn_act.view(), lt.ffn_pre.view());
+        d_attn_ln_out += &linear_backward(
+            d_ffn_pre.view(),
+            lt.attn_ln_out.view(),
+            lp.intermediate.weight.view(),
+            gl.intermediate.weight.view_mut(),
+            Some(gl.intermediate.bias.view_mut()),
+        );
+        // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
+        let d_attn_res = layernorm_backward(
+            d_attn_ln_out.view(),
+            lt.attn_res.view(),
+            lt.attn_ln_mean.view(),
+            lt.attn_ln_rstd.view(),
+            lp.attn_ln.gamma.view(),
+            gl.attn_ln.gamma.view_mut(),
+            gl.attn_ln.beta.view_mut(),
+        );
+        let mut d_input = d_attn_res.clone();
+        // attn_dense = dropout(context W_O^T + b_O)
+        let mut d_attn_dense = d_attn_res;
+        if let Some(m) = &lt.attn_drop {
+            d_attn_dense *= m;
+        }
+        let d_context = linear_backward(
+            d_attn_dense.view(),
+            lt.context.view(),
+            lp.attn_out.weight.view(),
+            gl.attn_out.weight.view_mut(),
+            Some(gl.attn_out.bias.view_mut()),
+        );
+        let hm = tr.head_mask.as_ref().map(|m| m.row(li));
+        let (dq, dk, dv) = attention_backward(d_context.view(), lt.q.view(), lt.k.view(), lt.v.view(), &sh, hm, &lt.attn);
+        for (d, lin, glin) in [(&dq, &lp.query, &mut gl.query), (&dk, &lp.key, &mut gl.key), (&dv, &lp.value, &mut gl.value)] {
+            d_input += &linear_backward(d.view(), input, lin.weight.view(), glin.weight.view_mut(), Some(glin.bias.view_mut()));
+        }
+        dx = d_input;
+    }
+
+    // Embeddings: out = dropout(LN(word + position + token_type)).
+    if let Some(m) = &tr.emb.drop {
+        dx *= m;
+    }
+    let d_sum = layernorm_backward(
+        dx.view(),
+        tr.emb.sum.view(),
+        tr.emb.ln_mean.view(),
+        tr.emb.ln_rstd.view(),
+        p.emb.ln.gamma.view(),
+        g.emb.ln.gamma.view_mut(),
+        g.emb.ln.beta.view_mut(),
+    );
+    embedding_backward(d_sum.view(), &batch.input_ids, g.emb.word.view_mut());
+    embedding_backward(d_sum.view(), &batch.token_type_ids, g.emb.token_type.view_mut());
+    if let (Some(gpos), PositionEncoding::Learned) = (g.emb.position.as_mut(), cfg.position_encoding) {
+        for bi in 0..b {
+            let mut rows = gpos.slice_mut(s![..t, ..]);
+            rows += &d_sum.slice(s![bi * t..(bi + 1) * t, ..]);
+        }
+    }
+
+    let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero());
+    Ok((LossOutput { loss, mlm_loss, nsp_loss }, g))
+}

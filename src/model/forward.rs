@@ -1,0 +1,301 @@
+//! The forward pass of HF `BertForPreTraining` (`modeling_bert.py`), keeping every intermediate the
+//! explainer shows and the backward needs. N = B*T rows; M = rows that get MLM logits.
+
+use crate::config::{BertConfig, PositionEncoding};
+use crate::cpu::activation::{activation_forward, tanh_forward};
+use crate::cpu::attention::{attention_forward, AttentionCache, AttnShape};
+use crate::cpu::dropout::dropout_mask;
+use crate::cpu::embedding::embedding_forward;
+use crate::cpu::layernorm::layernorm_forward;
+use crate::cpu::linear::linear_forward;
+use crate::cpu::position::sinusoidal_table;
+use crate::error::{BertError, Result};
+use crate::model::params::BertParams;
+use crate::real::Real;
+use crate::rng::Rng;
+use ndarray::{s, Array1, Array2, ArrayView2};
+
+/// A padded batch of token sequences, flattened row-major: index = b * T + t.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub b: usize,
+    pub t: usize,
+    pub input_ids: Vec<usize>,      // (B*T)
+    pub token_type_ids: Vec<usize>, // (B*T)
+    pub attention_mask: Vec<u8>,    // (B*T) 1 = token, 0 = padding
+}
+
+impl Batch {
+    pub fn single(input_ids: Vec<usize>, token_type_ids: Vec<usize>) -> Self {
+        let t = input_ids.len();
+        Batch { b: 1, t, input_ids, token_type_ids, attention_mask: vec![1; t] }
+    }
+
+    /// Every id in range for `cfg`, every length consistent, T within the position table.
+    pub fn validate(&self, cfg: &BertConfig) -> Result<()> {
+        let n = self.b * self.t;
+        if self.b == 0 || self.t == 0 {
+            return Err(BertError::Input("empty batch (no tokens)".into()));
+        }
+        if self.input_ids.len() != n || self.token_type_ids.len() != n || self.attention_mask.len() != n {
+            return Err(BertError::Input(format!(
+                "batch arrays must all have B*T = {}x{} entries (input_ids {}, token_type_ids {}, attention_mask {})",
+                self.b,
+                self.t,
+                self.input_ids.len(),
+                self.token_type_ids.len(),
+                self.attention_mask.len()
+            )));
+        }
+        if self.t > cfg.max_position_embeddings {
+            return Err(BertError::Input(format!(
+                "sequence length {} exceeds max_position_embeddings {}",
+                self.t, cfg.max_position_embeddings
+            )));
+        }
+        if let Some(&id) = self.input_ids.iter().find(|&&i| i >= cfg.vocab_size) {
+            return Err(BertError::Input(format!("token id {id} is outside the vocabulary ({})", cfg.vocab_size)));
+        }
+        if let Some(&id) = self.token_type_ids.iter().find(|&&i| i >= cfg.type_vocab_size) {
+            return Err(BertError::Input(format!(
+                "token type id {id} is outside type_vocab_size {}",
+                cfg.type_vocab_size
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Which rows get MLM logits: none, all (the explainer), or the labelled ones (training).
+#[derive(Clone, Debug, Default)]
+pub enum MlmRows {
+    None,
+    #[default]
+    All,
+    Rows(Vec<usize>),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ForwardOptions<T> {
+    /// (L, NH) multiplies each head's attention probabilities (0 switches a head off).
+    pub head_mask: Option<Array2<T>>,
+    pub mlm_rows: MlmRows,
+    /// Dropout with the config's probabilities, seeded; None = off (evaluation).
+    pub dropout_seed: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EmbeddingTrace<T> {
+    pub word: Array2<T>,           // (N, H)
+    pub position: Array2<T>,       // (N, H) learned rows or the sinusoidal encoding
+    pub token_type: Array2<T>,     // (N, H)
+    pub sum: Array2<T>,            // (N, H) word + position + token_type
+    pub ln_mean: Array1<T>,        // (N)
+    pub ln_rstd: Array1<T>,        // (N)
+    pub drop: Option<Array2<T>>,   // (N, H)
+}
+
+#[derive(Clone, Debug)]
+pub struct LayerTrace<T> {
+    pub q: Array2<T>, // (N, H); head h is columns h*HD..(h+1)*HD
+    pub k: Array2<T>, // (N, H)
+    pub v: Array2<T>, // (N, H)
+    pub attn: AttentionCache<T>,
+    pub context: Array2<T>,    // (N, H) heads concatenated
+    pub attn_dense: Array2<T>, // (N, H) context W_O^T + b_O
+    pub attn_drop: Option<Array2<T>>,
+    pub attn_res: Array2<T>, // (N, H) input + attn_dense
+    pub attn_ln_mean: Array1<T>,
+    pub attn_ln_rstd: Array1<T>,
+    pub attn_ln_out: Array2<T>, // (N, H)
+    pub ffn_pre: Array2<T>,     // (N, I) before the activation
+    pub ffn_act: Array2<T>,     // (N, I)
+    pub ffn_out: Array2<T>,     // (N, H)
+    pub ffn_drop: Option<Array2<T>>,
+    pub out_res: Array2<T>, // (N, H) attn_ln_out + ffn_out
+    pub out_ln_mean: Array1<T>,
+    pub out_ln_rstd: Array1<T>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MlmTrace<T> {
+    pub rows: Vec<usize>,   // (M) flattened row of each logit row
+    pub pre: Array2<T>,     // (M, H) transform dense output
+    pub act: Array2<T>,     // (M, H)
+    pub ln_mean: Array1<T>, // (M)
+    pub ln_rstd: Array1<T>, // (M)
+    pub ln_out: Array2<T>,  // (M, H)
+    pub logits: Array2<T>,  // (M, V)
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolTrace<T> {
+    pub pooled: Array2<T>,             // (B, H) tanh(W h_cls + b)
+    pub nsp_logits: Option<Array2<T>>, // (B, 2)
+}
+
+#[derive(Clone, Debug)]
+pub struct ForwardTrace<T> {
+    pub b: usize,
+    pub t: usize,
+    pub mask: Array2<T>, // (B, T)
+    pub emb: EmbeddingTrace<T>,
+    /// L+1 entries of (N, H): 0 is the embeddings output, l+1 the output of layer l (HF `hidden_states`).
+    pub hidden: Vec<Array2<T>>,
+    pub layers: Vec<LayerTrace<T>>,
+    pub mlm: Option<MlmTrace<T>>,
+    pub pool: Option<PoolTrace<T>>,
+    pub head_mask: Option<Array2<T>>,
+}
+
+impl<T: Real> ForwardTrace<T> {
+    /// The last hidden state (N, H).
+    pub fn last_hidden(&self) -> &Array2<T> {
+        self.hidden.last().expect("at least the embeddings")
+    }
+}
+
+fn apply_dropout<T: Real>(x: &mut Array2<T>, p: f64, rng: &mut Option<Rng>) -> Option<Array2<T>> {
+    let rng = rng.as_mut()?;
+    if p == 0.0 {
+        return None;
+    }
+    let m: Array2<T> = dropout_mask(x.raw_dim(), p, rng);
+    *x *= &m;
+    Some(m)
+}
+
+/// Runs the model on `batch`. Errors only on invalid input (ids, lengths, head mask shape).
+pub fn forward<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    batch: &Batch,
+    opts: &ForwardOptions<T>,
+) -> Result<ForwardTrace<T>> {
+    batch.validate(cfg)?;
+    let (b, t) = (batch.b, batch.t);
+    let (h, nh, eps) = (cfg.hidden_size, cfg.num_attention_heads, cfg.layer_norm_eps);
+    if let Some(hm) = &opts.head_mask {
+        if hm.dim() != (cfg.num_hidden_layers, nh) {
+            return Err(BertError::Input(format!(
+                "head mask must be (layers, heads) = ({}, {nh}), got {:?}",
+                cfg.num_hidden_layers,
+                hm.dim()
+            )));
+        }
+    }
+    let mut rng = opts.dropout_seed.map(Rng::new);
+    let mask = Array2::from_shape_fn((b, t), |(i, j)| T::c(batch.attention_mask[i * t + j] as f64));
+
+    // Embeddings: word + position + token type, LayerNorm, dropout.
+    let word = embedding_forward(p.emb.word.view(), &batch.input_ids); // (N, H)
+    let pos_table = match (&p.emb.position, cfg.position_encoding) {
+        (Some(table), PositionEncoding::Learned) => table.slice(s![..t, ..]).to_owned(),
+        _ => sinusoidal_table::<T>(t, h),
+    }; // (T, H)
+    let mut position = Array2::zeros((b * t, h));
+    for bi in 0..b {
+        position.slice_mut(s![bi * t..(bi + 1) * t, ..]).assign(&pos_table);
+    }
+    let token_type = embedding_forward(p.emb.token_type.view(), &batch.token_type_ids);
+    let sum = &word + &position + &token_type;
+    let (mut x, ln_mean, ln_rstd) = layernorm_forward(sum.view(), p.emb.ln.gamma.view(), p.emb.ln.beta.view(), eps);
+    let drop = apply_dropout(&mut x, cfg.hidden_dropout_prob, &mut rng);
+    let emb = EmbeddingTrace { word, position, token_type, sum, ln_mean, ln_rstd, drop };
+
+    let mut hidden = vec![x];
+    let mut layers = Vec::with_capacity(p.layers.len());
+    let sh = AttnShape { b, t, nh };
+    for (li, lp) in p.layers.iter().enumerate() {
+        let input = hidden.last().expect("input").view();
+        let q = linear_forward(input, lp.query.weight.view(), Some(lp.query.bias.view()));
+        let k = linear_forward(input, lp.key.weight.view(), Some(lp.key.bias.view()));
+        let v = linear_forward(input, lp.value.weight.view(), Some(lp.value.bias.view()));
+        let attn_mask = match rng.as_mut() {
+            Some(r) if cfg.attention_probs_dropout_prob > 0.0 => {
+                Some(dropout_mask((b, nh, t, t), cfg.attention_probs_dropout_prob, r))
+            }
+            _ => None,
+        };
+        let hm = opts.head_mask.as_ref().map(|m| m.row(li));
+        let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), hm, attn_mask);
+        let mut attn_dense =
+            linear_forward(context.view(), lp.attn_out.weight.view(), Some(lp.attn_out.bias.view()));
+        let attn_drop = apply_dropout(&mut attn_dense, cfg.hidden_dropout_prob, &mut rng);
+        let attn_res = &attn_dense + &input;
+        let (attn_ln_out, attn_ln_mean, attn_ln_rstd) =
+            layernorm_forward(attn_res.view(), lp.attn_ln.gamma.view(), lp.attn_ln.beta.view(), eps);
+        let ffn_pre =
+            linear_forward(attn_ln_out.view(), lp.intermediate.weight.view(), Some(lp.intermediate.bias.view()));
+        let ffn_act = activation_forward(cfg.activation(), ffn_pre.view());
+        let mut ffn_out = linear_forward(ffn_act.view(), lp.output.weight.view(), Some(lp.output.bias.view()));
+        let ffn_drop = apply_dropout(&mut ffn_out, cfg.hidden_dropout_prob, &mut rng);
+        let out_res = &ffn_out + &attn_ln_out;
+        let (out, out_ln_mean, out_ln_rstd) =
+            layernorm_forward(out_res.view(), lp.out_ln.gamma.view(), lp.out_ln.beta.view(), eps);
+        // attn_dense/ffn_out are kept after dropout: they are what the residual adds.
+        layers.push(LayerTrace {
+            q,
+            k,
+            v,
+            attn,
+            context,
+            attn_dense,
+            attn_drop,
+            attn_res,
+            attn_ln_mean,
+            attn_ln_rstd,
+            attn_ln_out,
+            ffn_pre,
+            ffn_act,
+            ffn_out,
+            ffn_drop,
+            out_res,
+            out_ln_mean,
+            out_ln_rstd,
+        });
+        hidden.push(out);
+    }
+
+    let last = hidden.last().expect("hidden").view();
+    let mlm = match (&p.mlm, &opts.mlm_rows) {
+        (None, _) | (_, MlmRows::None) => None,
+        (Some(head), rows) => {
+            let rows: Vec<usize> = match rows {
+                MlmRows::Rows(r) => r.clone(),
+                _ => (0..b * t).collect(),
+            };
+            if let Some(&r) = rows.iter().find(|&&r| r >= b * t) {
+                return Err(BertError::Input(format!("MLM row {r} is outside the batch ({} rows)", b * t)));
+            }
+            let x = embedding_forward(last, &rows); // (M, H) gather
+            Some(mlm_forward(p, cfg, head, x.view(), rows))
+        }
+    };
+
+    let pool = p.pooler.as_ref().map(|pl| {
+        let cls = Array2::from_shape_fn((b, h), |(bi, j)| last[[bi * t, j]]); // (B, H)
+        let pooled = tanh_forward(linear_forward(cls.view(), pl.weight.view(), Some(pl.bias.view())).view());
+        let nsp_logits =
+            p.nsp.as_ref().map(|n| linear_forward(pooled.view(), n.weight.view(), Some(n.bias.view())));
+        PoolTrace { pooled, nsp_logits }
+    });
+
+    Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: opts.head_mask.clone() })
+}
+
+fn mlm_forward<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    head: &crate::model::params::MlmHead<T>,
+    x: ArrayView2<T>,
+    rows: Vec<usize>,
+) -> MlmTrace<T> {
+    let pre = linear_forward(x, head.transform.weight.view(), Some(head.transform.bias.view())); // (M, H)
+    let act = activation_forward(cfg.activation(), pre.view());
+    let (ln_out, ln_mean, ln_rstd) =
+        layernorm_forward(act.view(), head.ln.gamma.view(), head.ln.beta.view(), cfg.layer_norm_eps);
+    let dec = p.decoder().expect("mlm head has a decoder");
+    let logits = linear_forward(ln_out.view(), dec.view(), Some(head.bias.view())); // (M, V)
+    MlmTrace { rows, pre, act, ln_mean, ln_rstd, ln_out, logits }
+}

@@ -1,0 +1,243 @@
+//! The parameters of a BERT, one struct per HF module (`modeling_bert.py`: `BertEmbeddings`,
+//! `BertLayer`, `BertPooler`, `BertLMPredictionHead`, `BertOnlyNSPHead`), every tensor reachable by
+//! its canonical HF name (`bert.encoder.layer.0.attention.self.query.weight`, LayerNorm as
+//! `weight`/`bias`). Gradients and optimiser moments use the same structs.
+
+use crate::config::{BertConfig, Heads, PositionEncoding};
+use crate::real::Real;
+use crate::rng::Rng;
+use ndarray::{Array1, Array2, ArrayViewD, ArrayViewMutD};
+
+#[derive(Clone, Debug)]
+pub struct Linear<T> {
+    pub weight: Array2<T>, // (OUT, IN)
+    pub bias: Array1<T>,   // (OUT)
+}
+
+#[derive(Clone, Debug)]
+pub struct LayerNorm<T> {
+    pub gamma: Array1<T>, // (H) `weight`
+    pub beta: Array1<T>,  // (H) `bias`
+}
+
+#[derive(Clone, Debug)]
+pub struct Embeddings<T> {
+    pub word: Array2<T>,             // (V, H)
+    pub position: Option<Array2<T>>, // (P, H); None when sinusoidal
+    pub token_type: Array2<T>,       // (TV, H)
+    pub ln: LayerNorm<T>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Layer<T> {
+    pub query: Linear<T>,        // (H, H)
+    pub key: Linear<T>,          // (H, H)
+    pub value: Linear<T>,        // (H, H)
+    pub attn_out: Linear<T>,     // (H, H)
+    pub attn_ln: LayerNorm<T>,   // (H)
+    pub intermediate: Linear<T>, // (I, H)
+    pub output: Linear<T>,       // (H, I)
+    pub out_ln: LayerNorm<T>,    // (H)
+}
+
+#[derive(Clone, Debug)]
+pub struct MlmHead<T> {
+    pub transform: Linear<T>,        // (H, H)
+    pub ln: LayerNorm<T>,            // (H)
+    pub decoder: Option<Array2<T>>,  // (V, H); None when tied to the word embeddings
+    pub bias: Array1<T>,             // (V)
+}
+
+#[derive(Clone, Debug)]
+pub struct BertParams<T> {
+    pub emb: Embeddings<T>,
+    pub layers: Vec<Layer<T>>,
+    pub pooler: Option<Linear<T>>, // (H, H)
+    pub mlm: Option<MlmHead<T>>,
+    pub nsp: Option<Linear<T>>, // (2, H)
+}
+
+/// Calls `$f(name, view)` for every tensor in a fixed order; `$view` is `view` or `view_mut`, and
+/// the optional `mut` makes the borrows mutable. One list serves `tensors` and `tensors_mut`.
+macro_rules! each_tensor {
+    ($p:expr, $f:expr, $view:ident $(, $m:tt)?) => {{
+        let p = $p;
+        let mut f = $f;
+        macro_rules! lin {
+            ($name:expr, $l:expr) => {{
+                let l = $l;
+                f(format!("{}.weight", $name), l.weight.$view().into_dyn());
+                f(format!("{}.bias", $name), l.bias.$view().into_dyn());
+            }};
+        }
+        macro_rules! ln {
+            ($name:expr, $l:expr) => {{
+                let l = $l;
+                f(format!("{}.weight", $name), l.gamma.$view().into_dyn());
+                f(format!("{}.bias", $name), l.beta.$view().into_dyn());
+            }};
+        }
+        f("bert.embeddings.word_embeddings.weight".to_string(), p.emb.word.$view().into_dyn());
+        if let Some(pos) = & $($m)? p.emb.position {
+            f("bert.embeddings.position_embeddings.weight".to_string(), pos.$view().into_dyn());
+        }
+        f("bert.embeddings.token_type_embeddings.weight".to_string(), p.emb.token_type.$view().into_dyn());
+        ln!("bert.embeddings.LayerNorm", & $($m)? p.emb.ln);
+        for (i, l) in (& $($m)? p.layers).into_iter().enumerate() {
+            let pre = format!("bert.encoder.layer.{i}");
+            lin!(format!("{pre}.attention.self.query"), & $($m)? l.query);
+            lin!(format!("{pre}.attention.self.key"), & $($m)? l.key);
+            lin!(format!("{pre}.attention.self.value"), & $($m)? l.value);
+            lin!(format!("{pre}.attention.output.dense"), & $($m)? l.attn_out);
+            ln!(format!("{pre}.attention.output.LayerNorm"), & $($m)? l.attn_ln);
+            lin!(format!("{pre}.intermediate.dense"), & $($m)? l.intermediate);
+            lin!(format!("{pre}.output.dense"), & $($m)? l.output);
+            ln!(format!("{pre}.output.LayerNorm"), & $($m)? l.out_ln);
+        }
+        if let Some(pl) = & $($m)? p.pooler {
+            lin!("bert.pooler.dense", pl);
+        }
+        if let Some(h) = & $($m)? p.mlm {
+            lin!("cls.predictions.transform.dense", & $($m)? h.transform);
+            ln!("cls.predictions.transform.LayerNorm", & $($m)? h.ln);
+            if let Some(d) = & $($m)? h.decoder {
+                f("cls.predictions.decoder.weight".to_string(), d.$view().into_dyn());
+            }
+            f("cls.predictions.bias".to_string(), h.bias.$view().into_dyn());
+        }
+        if let Some(n) = & $($m)? p.nsp {
+            lin!("cls.seq_relationship", n);
+        }
+    }};
+}
+
+impl<T: Real> BertParams<T> {
+    /// Every tensor with its canonical HF name (the `BertForPreTraining` layout).
+    pub fn tensors(&self) -> Vec<(String, ArrayViewD<'_, T>)> {
+        let mut out = Vec::new();
+        each_tensor!(self, |n, t| out.push((n, t)), view);
+        out
+    }
+
+    pub fn tensors_mut(&mut self) -> Vec<(String, ArrayViewMutD<'_, T>)> {
+        let mut out = Vec::new();
+        each_tensor!(self, |n, t| out.push((n, t)), view_mut, mut);
+        out
+    }
+
+    pub fn heads(&self) -> Heads {
+        Heads { pooler: self.pooler.is_some(), mlm: self.mlm.is_some(), nsp: self.nsp.is_some() }
+    }
+
+    pub fn num_params(&self) -> usize {
+        self.tensors().iter().map(|(_, t)| t.len()).sum()
+    }
+
+    /// Same structure, all zeros (gradients, optimiser moments).
+    pub fn zeros_like(&self) -> Self {
+        self.map(|_| T::zero())
+    }
+
+    /// Same structure, elementwise `f`.
+    pub fn map<U: Real>(&self, f: impl Fn(T) -> U + Copy) -> BertParams<U> {
+        let lin = |l: &Linear<T>| Linear { weight: l.weight.mapv(f), bias: l.bias.mapv(f) };
+        let ln = |l: &LayerNorm<T>| LayerNorm { gamma: l.gamma.mapv(f), beta: l.beta.mapv(f) };
+        BertParams {
+            emb: Embeddings {
+                word: self.emb.word.mapv(f),
+                position: self.emb.position.as_ref().map(|p| p.mapv(f)),
+                token_type: self.emb.token_type.mapv(f),
+                ln: ln(&self.emb.ln),
+            },
+            layers: self
+                .layers
+                .iter()
+                .map(|l| Layer {
+                    query: lin(&l.query),
+                    key: lin(&l.key),
+                    value: lin(&l.value),
+                    attn_out: lin(&l.attn_out),
+                    attn_ln: ln(&l.attn_ln),
+                    intermediate: lin(&l.intermediate),
+                    output: lin(&l.output),
+                    out_ln: ln(&l.out_ln),
+                })
+                .collect(),
+            pooler: self.pooler.as_ref().map(lin),
+            mlm: self.mlm.as_ref().map(|h| MlmHead {
+                transform: lin(&h.transform),
+                ln: ln(&h.ln),
+                decoder: h.decoder.as_ref().map(|d| d.mapv(f)),
+                bias: h.bias.mapv(f),
+            }),
+            nsp: self.nsp.as_ref().map(lin),
+        }
+    }
+
+    /// BERT's initialisation (`_init_weights`): weights N(0, 0.02), biases 0, LayerNorm 1/0.
+    pub fn init(cfg: &BertConfig, heads: Heads, seed: u64) -> Self {
+        let (h, i, v) = (cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size);
+        let mut rng = Rng::new(seed);
+        let mut normal = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), || T::c(0.02 * rng.normal()));
+        let ln = || LayerNorm { gamma: Array1::ones(h), beta: Array1::zeros(h) };
+        let mut lin = |o: usize, n: usize| Linear { weight: normal(o, n), bias: Array1::zeros(o) };
+        let emb = Embeddings {
+            word: lin(v, h).weight,
+            position: match cfg.position_encoding {
+                PositionEncoding::Learned => Some(lin(cfg.max_position_embeddings, h).weight),
+                PositionEncoding::Sinusoidal => None,
+            },
+            token_type: lin(cfg.type_vocab_size, h).weight,
+            ln: ln(),
+        };
+        let layers = (0..cfg.num_hidden_layers)
+            .map(|_| Layer {
+                query: lin(h, h),
+                key: lin(h, h),
+                value: lin(h, h),
+                attn_out: lin(h, h),
+                attn_ln: ln(),
+                intermediate: lin(i, h),
+                output: lin(h, i),
+                out_ln: ln(),
+            })
+            .collect();
+        let pooler = heads.pooler.then(|| lin(h, h));
+        let mlm = heads.mlm.then(|| MlmHead {
+            transform: lin(h, h),
+            ln: ln(),
+            decoder: (!cfg.tie_word_embeddings).then(|| lin(v, h).weight),
+            bias: Array1::zeros(v),
+        });
+        let nsp = heads.nsp.then(|| lin(2, h));
+        BertParams { emb, layers, pooler, mlm, nsp }
+    }
+
+    /// The decoder matrix (V, H): its own, or the word embeddings when tied.
+    pub fn decoder(&self) -> Option<&Array2<T>> {
+        let h = self.mlm.as_ref()?;
+        Some(h.decoder.as_ref().unwrap_or(&self.emb.word))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::count_params;
+
+    #[test]
+    fn tensor_list_matches_the_counter_and_names_are_unique() {
+        for heads in [Heads::BASE_MODEL, Heads::MASKED_LM, Heads::PRETRAINING] {
+            let mut cfg = BertConfig::new(50, 12, 2, 3, 20, 16);
+            for tie in [true, false] {
+                cfg.tie_word_embeddings = tie;
+                let p = BertParams::<f32>::init(&cfg, heads, 1);
+                assert_eq!(p.num_params(), count_params(&cfg, heads).total);
+                let names: std::collections::HashSet<_> = p.tensors().into_iter().map(|(n, _)| n).collect();
+                assert_eq!(names.len(), p.tensors().len());
+                let mut q = p.clone();
+                assert_eq!(q.tensors_mut().len(), p.tensors().len());
+            }
+        }
+    }
+}
