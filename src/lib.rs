@@ -1,12 +1,15 @@
 //! bertscope: a BERT whose every intermediate number is visible, computed on the CPU (ndarray, the
 //! reference) or on WebGPU, matching Hugging Face transformers.
 
+pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod error;
 pub mod model;
 pub mod real;
 pub mod rng;
+pub mod tensorfile;
+pub mod tokenize;
 
 pub use config::BertConfig;
 pub use error::{BertError, Result};

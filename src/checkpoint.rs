@@ -1,0 +1,194 @@
+//! Hugging Face checkpoints: `model.safetensors` of `BertModel`, `BertForMaskedLM` or
+//! `BertForPreTraining`, LayerNorm as `weight/bias` or `gamma/beta`, tied or untied decoder.
+//! Loading maps every file name to its canonical name and remembers the mapping, so gradients can
+//! be written back under the names the user's file uses.
+
+use crate::config::{BertConfig, Heads};
+use crate::error::{BertError, Result};
+use crate::model::BertParams;
+use crate::tensorfile::{self, Tensor};
+use std::collections::{BTreeMap, HashMap};
+
+/// canonical name -> name in the loaded file.
+#[derive(Clone, Debug, Default)]
+pub struct NameMap(pub BTreeMap<String, String>);
+
+impl NameMap {
+    /// The file's name for `canonical`, or `canonical` itself when the file did not hold it.
+    pub fn file_name<'a>(&'a self, canonical: &'a str) -> &'a str {
+        self.0.get(canonical).map(String::as_str).unwrap_or(canonical)
+    }
+}
+
+/// The canonical (`BertForPreTraining`, `LayerNorm.weight`) name of a file tensor, or None for
+/// tensors we do not use (e.g. the `position_ids` buffer).
+pub fn canonical_name(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("bert.").unwrap_or(name);
+    let mut out = if rest.starts_with("embeddings.") || rest.starts_with("encoder.") || rest.starts_with("pooler.") {
+        format!("bert.{rest}")
+    } else if rest.starts_with("cls.") {
+        rest.to_string()
+    } else {
+        return None;
+    };
+    if out.contains("LayerNorm.") {
+        if let Some(base) = out.strip_suffix(".gamma") {
+            out = format!("{base}.weight");
+        } else if let Some(base) = out.strip_suffix(".beta") {
+            out = format!("{base}.bias");
+        }
+    }
+    if out == "cls.predictions.decoder.bias" {
+        out = "cls.predictions.bias".into();
+    }
+    if out.ends_with("position_ids") {
+        return None;
+    }
+    Some(out)
+}
+
+/// Which heads the file holds.
+fn detect_heads(present: &HashMap<String, String>) -> Result<Heads> {
+    let heads = Heads {
+        pooler: present.contains_key("bert.pooler.dense.weight"),
+        mlm: present.contains_key("cls.predictions.transform.dense.weight"),
+        nsp: present.contains_key("cls.seq_relationship.weight"),
+    };
+    if heads.nsp && !heads.pooler {
+        return Err(BertError::Checkpoint("the file has an NSP head (cls.seq_relationship) but no pooler".into()));
+    }
+    Ok(heads)
+}
+
+/// Parses `bytes` (a safetensors file) into parameters shaped by `cfg`.
+pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, NameMap)> {
+    cfg.validate()?;
+    let st = tensorfile::parse(bytes)?;
+    let mut present: HashMap<String, String> = HashMap::new(); // canonical -> file name
+    for name in st.names() {
+        if let Some(c) = canonical_name(name) {
+            // `cls.predictions.bias` wins over its tied alias `cls.predictions.decoder.bias`.
+            if present.contains_key(&c) && name.ends_with("decoder.bias") {
+                continue;
+            }
+            present.insert(c, name.to_string());
+        }
+    }
+    if !present.contains_key("bert.embeddings.word_embeddings.weight") {
+        return Err(BertError::Checkpoint(format!(
+            "no BERT tensors found (expected e.g. bert.embeddings.word_embeddings.weight); the file holds {} tensors{}",
+            st.names().len(),
+            st.names().first().map(|n| format!(", such as `{n}`")).unwrap_or_default()
+        )));
+    }
+    let heads = detect_heads(&present)?;
+    let mut params = BertParams::<f32>::zeros(cfg, heads);
+    let mut names = NameMap::default();
+    for (canonical, mut dest) in params.tensors_mut() {
+        let file_name = present.get(&canonical).ok_or_else(|| {
+            let hint = if canonical == "cls.predictions.decoder.weight" {
+                " (config.json says tie_word_embeddings = false, so the decoder must be in the file)"
+            } else {
+                ""
+            };
+            BertError::tensor(&canonical, format!("missing from the checkpoint{hint}"))
+        })?;
+        let view = st.tensor(file_name).map_err(|e| BertError::tensor(file_name, e.to_string()))?;
+        if view.shape() != dest.shape() {
+            return Err(BertError::tensor(
+                file_name,
+                format!("shape {:?} in the file, but config.json implies {:?}", view.shape(), dest.shape()),
+            ));
+        }
+        let arr = tensorfile::read_f32(file_name, &view)?;
+        dest.assign(&arr);
+        names.0.insert(canonical, file_name.clone());
+    }
+    Ok((params, names))
+}
+
+/// The name a saved file uses: `BertModel` files have no `bert.` prefix.
+fn saved_name(canonical: &str, heads: Heads) -> String {
+    if heads.mlm || heads.nsp {
+        canonical.to_string()
+    } else {
+        canonical.strip_prefix("bert.").unwrap_or(canonical).to_string()
+    }
+}
+
+/// f32 safetensors in HF layout (canonical names; `BertModel` without the `bert.` prefix).
+pub fn save_params(params: &BertParams<f32>) -> Result<Vec<u8>> {
+    let heads = params.heads();
+    let tensors: Vec<(String, Tensor)> = params
+        .tensors()
+        .into_iter()
+        .map(|(n, t)| (saved_name(&n, heads), Tensor::F32(t.to_owned())))
+        .collect();
+    let meta = HashMap::from([("format".to_string(), "pt".to_string())]);
+    tensorfile::write_tensors(&tensors, Some(meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> BertConfig {
+        BertConfig::new(30, 8, 2, 2, 12, 16)
+    }
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(canonical_name("bert.embeddings.LayerNorm.gamma").unwrap(), "bert.embeddings.LayerNorm.weight");
+        assert_eq!(canonical_name("encoder.layer.1.output.LayerNorm.beta").unwrap(), "bert.encoder.layer.1.output.LayerNorm.bias");
+        assert_eq!(canonical_name("cls.predictions.decoder.bias").unwrap(), "cls.predictions.bias");
+        assert!(canonical_name("bert.embeddings.position_ids").is_none());
+        assert!(canonical_name("classifier.weight").is_none());
+    }
+
+    #[test]
+    fn save_then_load_round_trips_every_head_layout() {
+        for heads in [Heads::BASE_MODEL, Heads::MASKED_LM, Heads::PRETRAINING] {
+            let p = BertParams::<f32>::init(&cfg(), heads, 3);
+            let bytes = save_params(&p).unwrap();
+            let (q, names) = load_params(&cfg(), &bytes).unwrap();
+            assert_eq!(q.heads(), heads);
+            for ((n, a), (_, b)) in p.tensors().into_iter().zip(q.tensors()) {
+                assert_eq!(a, b, "{n}");
+            }
+            let expect = if heads.mlm { "bert.embeddings.word_embeddings.weight" } else { "embeddings.word_embeddings.weight" };
+            assert_eq!(names.file_name("bert.embeddings.word_embeddings.weight"), expect);
+        }
+    }
+
+    #[test]
+    fn wrong_shape_and_missing_tensor_name_the_tensor() {
+        let p = BertParams::<f32>::init(&cfg(), Heads::MASKED_LM, 3);
+        let bytes = save_params(&p).unwrap();
+        let mut other = cfg();
+        other.intermediate_size = 13;
+        let err = load_params(&other, &bytes).unwrap_err().to_string();
+        assert!(err.contains("bert.encoder.layer.0.intermediate.dense.weight") && err.contains("[13, 8]"), "{err}");
+        let mut untied = cfg();
+        untied.tie_word_embeddings = false;
+        let err = load_params(&untied, &bytes).unwrap_err().to_string();
+        assert!(err.contains("cls.predictions.decoder.weight") && err.contains("tie_word_embeddings"), "{err}");
+        let mut deeper = cfg();
+        deeper.num_hidden_layers = 3;
+        let err = load_params(&deeper, &bytes).unwrap_err().to_string();
+        assert!(err.contains("bert.encoder.layer.2."), "{err}");
+    }
+
+    #[test]
+    fn hostile_bytes_are_errors_not_panics() {
+        let p = BertParams::<f32>::init(&cfg(), Heads::MASKED_LM, 3);
+        let good = save_params(&p).unwrap();
+        let mut huge = good.clone();
+        huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut cut = good.clone();
+        cut.truncate(good.len() / 2);
+        for bad in [vec![], vec![1, 2, 3], huge, cut, b"{\"a\":1}".to_vec()] {
+            let err = load_params(&cfg(), &bad).unwrap_err();
+            assert!(err.to_string().contains("safetensors"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! WordPiece tokenisation through the `tokenizers` crate: a `tokenizer.json`, or the BERT pipeline
+//! (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] A [SEP] B [SEP]) built from a `vocab.txt`.
+
+use crate::error::{BertError, Result};
+use serde::Serialize;
+use tokenizers::decoders::wordpiece::WordPiece as WordPieceDecoder;
+use tokenizers::models::wordpiece::WordPiece;
+use tokenizers::normalizers::bert::BertNormalizer;
+use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
+use tokenizers::processors::bert::BertProcessing;
+use tokenizers::{AddedToken, EncodeInput, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+
+/// One encoded input, all vectors of length T.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Encoded {
+    pub tokens: Vec<String>,
+    pub input_ids: Vec<u32>,
+    pub token_type_ids: Vec<u32>,
+    pub attention_mask: Vec<u32>,
+    /// 1 for [CLS], [SEP] and other special tokens.
+    pub special: Vec<u32>,
+    /// Byte range of each token in its own text (the pair's tokens point into the pair); (0, 0) for specials.
+    pub offsets: Vec<(usize, usize)>,
+    /// Which text each token came from: Some(0) the first, Some(1) the pair, None a special token.
+    pub sequence: Vec<Option<usize>>,
+    /// True when the input was cut to the maximum length.
+    pub truncated: bool,
+}
+
+#[derive(Clone)]
+pub struct BertTokenizer {
+    inner: Tokenizer,
+    pub max_len: usize,
+    pub mask_id: u32,
+    pub cls_id: u32,
+    pub sep_id: u32,
+    pub pad_id: u32,
+}
+
+const SPECIALS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
+
+impl BertTokenizer {
+    /// From the bytes of a `tokenizer.json`.
+    pub fn from_tokenizer_json(bytes: &[u8], max_len: usize) -> Result<Self> {
+        let inner = Tokenizer::from_bytes(bytes)
+            .map_err(|e| BertError::Tokenizer(format!("tokenizer.json cannot be read: {e}")))?;
+        Self::wrap(inner, max_len)
+    }
+
+    /// From a `vocab.txt` (one token a line, id = line number) and the lower-casing flag of
+    /// `tokenizer_config.json` (`do_lower_case`, true when absent).
+    pub fn from_vocab_txt(vocab: &str, lowercase: bool, max_len: usize) -> Result<Self> {
+        let mut map = ahash::AHashMap::new();
+        for (i, line) in vocab.lines().enumerate() {
+            let tok = line.trim_end_matches('\r');
+            if tok.is_empty() {
+                continue;
+            }
+            map.entry(tok.to_string()).or_insert(i as u32);
+        }
+        for s in ["[UNK]", "[CLS]", "[SEP]"] {
+            if !map.contains_key(s) {
+                return Err(BertError::Tokenizer(format!("vocab.txt has no {s} token")));
+            }
+        }
+        let id = |s: &str| map[s];
+        let (cls, sep) = (id("[CLS]"), id("[SEP]"));
+        let wp = WordPiece::builder()
+            .vocab(map.clone())
+            .unk_token("[UNK]".into())
+            .continuing_subword_prefix("##".into())
+            .max_input_chars_per_word(100)
+            .build()
+            .map_err(|e| BertError::Tokenizer(format!("vocab.txt: {e}")))?;
+        let mut inner = Tokenizer::new(wp);
+        inner
+            .with_normalizer(Some(BertNormalizer::new(true, true, None, lowercase)))
+            .with_pre_tokenizer(Some(BertPreTokenizer))
+            .with_post_processor(Some(BertProcessing::new(("[SEP]".into(), sep), ("[CLS]".into(), cls))))
+            .with_decoder(Some(WordPieceDecoder::new("##".into(), true)));
+        let specials: Vec<AddedToken> =
+            SPECIALS.iter().filter(|s| map.contains_key(**s)).map(|s| AddedToken::from(s.to_string(), true)).collect();
+        inner.add_special_tokens(&specials);
+        Self::wrap(inner, max_len)
+    }
+
+    fn wrap(mut inner: Tokenizer, max_len: usize) -> Result<Self> {
+        inner.with_padding(None);
+        inner
+            .with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                strategy: TruncationStrategy::LongestFirst,
+                stride: 0,
+                direction: TruncationDirection::Right,
+            }))
+            .map_err(|e| BertError::Tokenizer(format!("cannot truncate to {max_len}: {e}")))?;
+        let need = |s: &str| {
+            inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("the vocabulary has no {s} token")))
+        };
+        let (cls_id, sep_id) = (need("[CLS]")?, need("[SEP]")?);
+        let mask_id = need("[MASK]")?;
+        let pad_id = inner.token_to_id("[PAD]").unwrap_or(0);
+        Ok(BertTokenizer { inner, max_len, mask_id, cls_id, sep_id, pad_id })
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    pub fn id_to_token(&self, id: u32) -> String {
+        self.inner.id_to_token(id).unwrap_or_else(|| format!("[id {id}]"))
+    }
+
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// `[CLS] text [SEP]`, or `[CLS] text [SEP] pair [SEP]` with segment ids 0 / 1.
+    pub fn encode(&self, text: &str, pair: Option<&str>) -> Result<Encoded> {
+        let input: EncodeInput = match pair {
+            Some(p) => (text, p).into(),
+            None => text.into(),
+        };
+        let enc = self.inner.encode(input, true).map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
+        Ok(Encoded {
+            tokens: enc.get_tokens().to_vec(),
+            input_ids: enc.get_ids().to_vec(),
+            token_type_ids: enc.get_type_ids().to_vec(),
+            attention_mask: enc.get_attention_mask().to_vec(),
+            special: enc.get_special_tokens_mask().to_vec(),
+            offsets: enc.get_offsets().to_vec(),
+            sequence: enc.get_sequence_ids(),
+            truncated: !enc.get_overflowing().is_empty(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\n##s\non\nmat\n.\nplay\n##ing\n";
+
+    #[test]
+    fn vocab_txt_pipeline_splits_wordpieces_and_keeps_mask_whole() {
+        let t = BertTokenizer::from_vocab_txt(VOCAB, true, 512).unwrap();
+        let e = t.encode("The cats [MASK] playing.", None).unwrap();
+        assert_eq!(e.tokens, ["[CLS]", "the", "cat", "##s", "[MASK]", "play", "##ing", ".", "[SEP]"]);
+        assert_eq!(e.input_ids, [2, 5, 6, 8, 4, 12, 13, 11, 3]);
+        assert_eq!(e.offsets[2], (4, 7));
+        assert_eq!(e.special, [1, 0, 0, 0, 0, 0, 0, 0, 1]);
+        let p = t.encode("the cat", Some("sat on the mat")).unwrap();
+        assert_eq!(p.token_type_ids, [0, 0, 0, 0, 1, 1, 1, 1, 1]);
+        assert_eq!(p.sequence[5], Some(1));
+        assert!(!p.truncated);
+    }
+
+    #[test]
+    fn truncation_is_reported() {
+        let t = BertTokenizer::from_vocab_txt(VOCAB, true, 6).unwrap();
+        let e = t.encode("the cat sat on the mat", None).unwrap();
+        assert_eq!(e.tokens.len(), 6);
+        assert_eq!(e.tokens.last().unwrap(), "[SEP]");
+        assert!(e.truncated);
+    }
+
+    #[test]
+    fn missing_specials_are_an_error() {
+        let err = BertTokenizer::from_vocab_txt("a\nb\n", true, 512).err().unwrap();
+        assert!(err.to_string().contains("[UNK]"));
+    }
+}
