@@ -1,10 +1,12 @@
 //! bertscope: a BERT whose every intermediate number is visible, computed on the CPU (ndarray, the
 //! reference) or on WebGPU, matching Hugging Face transformers.
 
+pub mod bundle;
 pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod error;
+pub mod infer;
 pub mod model;
 pub mod real;
 pub mod rng;

@@ -1,0 +1,111 @@
+//! A loaded model: config, parameters, tokenizer, from a Hugging Face folder (`config.json`,
+//! `model.safetensors`, `tokenizer.json` or `vocab.txt` [+ `tokenizer_config.json`]) or from the
+//! same files as bytes (the page).
+
+use crate::checkpoint::{load_params, save_params, NameMap};
+use crate::config::BertConfig;
+use crate::error::{BertError, Result};
+use crate::model::BertParams;
+use crate::tokenize::BertTokenizer;
+
+/// The files of a model folder, as read from disk or fetched by the page.
+#[derive(Clone, Debug, Default)]
+pub struct ModelFiles {
+    pub config_json: String,
+    pub weights: Vec<u8>,
+    pub tokenizer_json: Option<Vec<u8>>,
+    pub vocab_txt: Option<String>,
+    pub tokenizer_config_json: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct Bert {
+    pub cfg: BertConfig,
+    pub params: BertParams<f32>,
+    pub names: NameMap,
+    pub tokenizer: BertTokenizer,
+}
+
+impl Bert {
+    pub fn from_files(f: &ModelFiles) -> Result<Self> {
+        let cfg = BertConfig::from_json(&f.config_json)?;
+        let tok_cfg: serde_json::Value = match &f.tokenizer_config_json {
+            Some(t) => serde_json::from_str(t)
+                .map_err(|e| BertError::Tokenizer(format!("tokenizer_config.json is not JSON: {e}")))?,
+            None => serde_json::Value::Null,
+        };
+        let mut max_len = cfg.max_position_embeddings;
+        if let Some(m) = tok_cfg.get("model_max_length").and_then(|v| v.as_u64()) {
+            max_len = max_len.min(m.max(2) as usize);
+        }
+        let tokenizer = match (&f.tokenizer_json, &f.vocab_txt) {
+            (Some(j), _) => BertTokenizer::from_tokenizer_json(j, max_len)?,
+            (None, Some(v)) => {
+                let lower = tok_cfg.get("do_lower_case").and_then(|v| v.as_bool()).unwrap_or(true);
+                BertTokenizer::from_vocab_txt(v, lower, max_len)?
+            }
+            (None, None) => return Err(BertError::Tokenizer("no tokenizer.json or vocab.txt".into())),
+        };
+        if tokenizer.vocab_size() > cfg.vocab_size {
+            return Err(BertError::Tokenizer(format!(
+                "the tokenizer has {} tokens but config.json vocab_size is {}",
+                tokenizer.vocab_size(),
+                cfg.vocab_size
+            )));
+        }
+        let (params, names) = load_params(&cfg, &f.weights)?;
+        Ok(Bert { cfg, params, names, tokenizer })
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_dir(dir: &std::path::Path) -> Result<Self> {
+        Self::from_files(&ModelFiles::read_dir(dir)?)
+    }
+
+    /// Writes config.json and model.safetensors (f32, HF names) into `dir`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn save_weights(&self, dir: &std::path::Path) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| BertError::io(dir, e))?;
+        let w = dir.join("model.safetensors");
+        std::fs::write(&w, save_params(&self.params)?).map_err(|e| BertError::io(&w, e))?;
+        let c = dir.join("config.json");
+        std::fs::write(&c, self.cfg.to_json()).map_err(|e| BertError::io(&c, e))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ModelFiles {
+    pub fn read_dir(dir: &std::path::Path) -> Result<Self> {
+        if !dir.is_dir() {
+            return Err(BertError::Checkpoint(format!("{} is not a model folder", dir.display())));
+        }
+        let read = |name: &str| -> Result<Option<Vec<u8>>> {
+            let p = dir.join(name);
+            match std::fs::read(&p) {
+                Ok(b) => Ok(Some(b)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(BertError::io(&p, e)),
+            }
+        };
+        let text = |name: &str| -> Result<Option<String>> {
+            read(name)?
+                .map(|b| String::from_utf8(b).map_err(|_| BertError::Checkpoint(format!("{name} is not UTF-8 text"))))
+                .transpose()
+        };
+        let config_json = text("config.json")?
+            .ok_or_else(|| BertError::Checkpoint(format!("{} has no config.json", dir.display())))?;
+        let weights = read("model.safetensors")?.ok_or_else(|| {
+            BertError::Checkpoint(format!(
+                "{} has no model.safetensors (pytorch_model.bin is not read: convert it with safetensors)",
+                dir.display()
+            ))
+        })?;
+        Ok(ModelFiles {
+            config_json,
+            weights,
+            tokenizer_json: read("tokenizer.json")?,
+            vocab_txt: text("vocab.txt")?,
+            tokenizer_config_json: text("tokenizer_config.json")?,
+        })
+    }
+}

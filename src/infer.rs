@@ -1,0 +1,194 @@
+//! What the faces (CLI, page, tests) ask of a loaded model: fill-mask, the full set of
+//! intermediates as named tensors (`inspect`), and loss + gradients of a labelled batch (`grad`).
+
+use crate::bundle::Bert;
+use crate::cpu::softmax::softmax_row;
+use crate::error::{BertError, Result};
+use crate::model::backward::{loss_and_grads, Targets};
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::tensorfile::Tensor;
+use crate::tokenize::Encoded;
+use ndarray::{Array2, ArrayD, IxDyn};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Prediction {
+    pub token: String,
+    pub id: u32,
+    pub prob: f32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MaskPredictions {
+    pub position: usize,
+    pub predictions: Vec<Prediction>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FillResult {
+    pub tokens: Vec<String>,
+    pub masks: Vec<MaskPredictions>,
+    /// P(IsNext) when a pair was given and the model has an NSP head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_next_prob: Option<f32>,
+}
+
+pub fn batch_of(enc: &Encoded) -> Batch {
+    Batch::single(
+        enc.input_ids.iter().map(|&i| i as usize).collect(),
+        enc.token_type_ids.iter().map(|&i| i as usize).collect(),
+    )
+}
+
+/// Top-k of softmax(row) as (id, prob), most probable first.
+pub fn top_k(logits: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let mut p = logits.to_vec();
+    softmax_row(&mut p);
+    let mut idx: Vec<u32> = (0..p.len() as u32).collect();
+    let k = k.min(p.len());
+    if k == 0 {
+        return vec![];
+    }
+    idx.select_nth_unstable_by(k - 1, |&a, &b| p[b as usize].total_cmp(&p[a as usize]));
+    idx.truncate(k);
+    idx.sort_by(|&a, &b| p[b as usize].total_cmp(&p[a as usize]));
+    idx.into_iter().map(|i| (i, p[i as usize])).collect()
+}
+
+pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {
+    let l = trace.pool.as_ref()?.nsp_logits.as_ref()?;
+    let mut p = [l[[0, 0]], l[[0, 1]]];
+    softmax_row(&mut p);
+    Some(p[0])
+}
+
+/// Predictions at every [MASK] of `text` (and `pair`).
+pub fn fill(bert: &Bert, text: &str, pair: Option<&str>, k: usize, head_mask: Option<Array2<f32>>) -> Result<FillResult> {
+    if bert.params.mlm.is_none() {
+        return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
+    }
+    let enc = bert.tokenizer.encode(text, pair)?;
+    let positions: Vec<usize> =
+        enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
+    let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), dropout_seed: None };
+    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &opts)?;
+    let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
+    let masks = positions
+        .iter()
+        .enumerate()
+        .map(|(m, &position)| MaskPredictions {
+            position,
+            predictions: top_k(logits.row(m).as_slice().expect("contiguous"), k)
+                .into_iter()
+                .map(|(id, prob)| Prediction { token: bert.tokenizer.id_to_token(id), id, prob })
+                .collect(),
+        })
+        .collect();
+    let is_next_prob = pair.and(is_next_prob(&trace));
+    Ok(FillResult { tokens: enc.tokens, masks, is_next_prob })
+}
+
+fn f32_tensor(a: ndarray::ArrayViewD<'_, f32>) -> Tensor {
+    Tensor::F32(a.to_owned())
+}
+
+/// The tensors of `bertscope inspect`, HF names and shapes (batch of one, batch axis dropped).
+pub fn inspect(bert: &Bert, text: &str, pair: Option<&str>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
+    let enc = bert.tokenizer.encode(text, pair)?;
+    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &ForwardOptions::default())?;
+    let t = enc.input_ids.len();
+    let ids = |v: &[u32]| Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[t]), v.iter().map(|&x| x as i64).collect()).expect("len"));
+    let mut out = vec![("input_ids".to_string(), ids(&enc.input_ids)), ("token_type_ids".to_string(), ids(&enc.token_type_ids))];
+    for (i, h) in trace.hidden.iter().enumerate() {
+        out.push((format!("hidden_states.{i}"), f32_tensor(h.view().into_dyn()))); // (T, H)
+    }
+    for (i, l) in trace.layers.iter().enumerate() {
+        let p = l.attn.probs.index_axis(ndarray::Axis(0), 0); // (NH, T, T)
+        out.push((format!("attentions.{i}"), f32_tensor(p.into_dyn())));
+    }
+    if let Some(m) = &trace.mlm {
+        out.push(("logits".into(), f32_tensor(m.logits.view().into_dyn()))); // (T, V)
+    }
+    if let Some(pool) = &trace.pool {
+        if let Some(n) = &pool.nsp_logits {
+            out.push(("nsp_logits".into(), f32_tensor(n.row(0).into_dyn()))); // (2)
+        }
+    }
+    Ok((enc, out))
+}
+
+/// The batch file of `bertscope grad`: all (B, T) except `next_sentence_label` (B).
+#[derive(Clone, Debug, Deserialize)]
+pub struct BatchJson {
+    pub input_ids: Vec<Vec<i64>>,
+    pub token_type_ids: Option<Vec<Vec<i64>>>,
+    pub attention_mask: Option<Vec<Vec<i64>>>,
+    pub labels: Vec<Vec<i64>>,
+    pub next_sentence_label: Option<Vec<i64>>,
+}
+
+fn flatten(name: &str, rows: &[Vec<i64>], b: usize, t: usize) -> Result<Vec<i64>> {
+    if rows.len() != b || rows.iter().any(|r| r.len() != t) {
+        return Err(BertError::Input(format!("{name} must be {b} rows of {t}, like input_ids")));
+    }
+    Ok(rows.concat())
+}
+
+fn to_ids(name: &str, v: Vec<i64>) -> Result<Vec<usize>> {
+    v.into_iter()
+        .map(|x| usize::try_from(x).map_err(|_| BertError::Input(format!("{name} holds a negative value {x}"))))
+        .collect()
+}
+
+impl BatchJson {
+    pub fn parse(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| BertError::Input(format!("batch JSON: {e}")))
+    }
+
+    pub fn to_batch(&self) -> Result<(Batch, Targets)> {
+        let b = self.input_ids.len();
+        let t = self.input_ids.first().map(Vec::len).unwrap_or(0);
+        let input_ids = to_ids("input_ids", flatten("input_ids", &self.input_ids, b, t)?)?;
+        let token_type_ids = match &self.token_type_ids {
+            Some(r) => to_ids("token_type_ids", flatten("token_type_ids", r, b, t)?)?,
+            None => vec![0; b * t],
+        };
+        let attention_mask = match &self.attention_mask {
+            Some(r) => flatten("attention_mask", r, b, t)?.into_iter().map(|v| (v != 0) as u8).collect(),
+            None => vec![1; b * t],
+        };
+        let labels = flatten("labels", &self.labels, b, t)?;
+        let batch = Batch { b, t, input_ids, token_type_ids, attention_mask };
+        Ok((batch, Targets { mlm_labels: Some(labels), nsp_labels: self.next_sentence_label.clone() }))
+    }
+}
+
+/// `loss` and one gradient per parameter, under the names of the loaded file.
+pub fn grad(bert: &Bert, batch: &BatchJson) -> Result<Vec<(String, Tensor)>> {
+    if bert.params.mlm.is_none() {
+        return Err(BertError::Input("this model has no MLM head, so it has no MLM loss".into()));
+    }
+    let (batch, mut targets) = batch.to_batch()?;
+    if bert.params.nsp.is_none() {
+        targets.nsp_labels = None;
+    }
+    let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None)?;
+    let mut out = vec![("loss".to_string(), Tensor::F32(ArrayD::from_elem(IxDyn(&[1]), loss.loss)))];
+    for (name, g) in grads.tensors() {
+        out.push((bert.names.file_name(&name).to_string(), f32_tensor(g)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_is_sorted_and_normalised() {
+        let r = top_k(&[0.0, 3.0, 1.0, 2.0, -1.0], 3);
+        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 3, 2]);
+        let total: f32 = top_k(&[0.0, 3.0, 1.0, 2.0, -1.0], 10).iter().map(|x| x.1).sum();
+        assert!((total - 1.0).abs() < 1e-6);
+    }
+}
