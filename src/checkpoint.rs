@@ -67,8 +67,9 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
     let mut present: HashMap<String, String> = HashMap::new(); // canonical -> file name
     for name in st.names() {
         if let Some(c) = canonical_name(name) {
-            // `cls.predictions.bias` wins over its tied alias `cls.predictions.decoder.bias`.
-            if present.contains_key(&c) && name.ends_with("decoder.bias") {
+            // When both exist (an untied head in transformers 5), the forward uses
+            // `cls.predictions.decoder.bias`; otherwise the two are one tied tensor.
+            if present.contains_key(&c) && !name.ends_with("decoder.bias") {
                 continue;
             }
             present.insert(c, name.to_string());

@@ -12,6 +12,7 @@ pub mod real;
 pub mod rng;
 pub mod tensorfile;
 pub mod tokenize;
+pub mod train;
 
 pub use config::BertConfig;
 pub use error::{BertError, Result};

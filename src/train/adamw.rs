@@ -1,0 +1,89 @@
+//! AdamW as `torch.optim.AdamW` (decoupled weight decay, bias-corrected moments), with weight decay
+//! skipped for biases and LayerNorm parameters, as BERT's pre-training recipe does.
+
+use crate::model::BertParams;
+use crate::real::Real;
+use ndarray::Zip;
+
+#[derive(Clone, Debug)]
+pub struct AdamWConfig {
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+}
+
+impl Default for AdamWConfig {
+    fn default() -> Self {
+        AdamWConfig { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 }
+    }
+}
+
+/// Whether a parameter gets weight decay: not biases, not LayerNorm.
+pub fn decays(name: &str) -> bool {
+    !(name.ends_with(".bias") || name.contains("LayerNorm"))
+}
+
+#[derive(Clone, Debug)]
+pub struct AdamW<T> {
+    pub cfg: AdamWConfig,
+    pub step: u64,
+    m: BertParams<T>,
+    v: BertParams<T>,
+}
+
+impl<T: Real> AdamW<T> {
+    pub fn new(params: &BertParams<T>, cfg: AdamWConfig) -> Self {
+        AdamW { cfg, step: 0, m: params.zeros_like(), v: params.zeros_like() }
+    }
+
+    /// One update with learning rate `lr`.
+    pub fn update(&mut self, params: &mut BertParams<T>, grads: &BertParams<T>, lr: f64) {
+        self.step += 1;
+        let c = &self.cfg;
+        let bc1 = 1.0 - c.beta1.powi(self.step as i32);
+        let bc2 = 1.0 - c.beta2.powi(self.step as i32);
+        let (b1, b2, eps) = (T::c(c.beta1), T::c(c.beta2), T::c(c.eps));
+        let step_size = T::c(lr / bc1);
+        let sqrt_bc2 = T::c(bc2.sqrt());
+        let gs = grads.tensors();
+        let mut ms = self.m.tensors_mut();
+        let mut vs = self.v.tensors_mut();
+        for (i, (name, mut p)) in params.tensors_mut().into_iter().enumerate() {
+            let decay = if decays(&name) { T::c(1.0 - lr * c.weight_decay) } else { T::one() };
+            Zip::from(&mut p).and(&gs[i].1).and(&mut ms[i].1).and(&mut vs[i].1).for_each(|p, &g, m, v| {
+                *p *= decay;
+                *m = b1 * *m + (T::one() - b1) * g;
+                *v = b2 * *v + (T::one() - b2) * g * g;
+                let denom = v.sqrt() / sqrt_bc2 + eps;
+                *p -= step_size * *m / denom;
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{BertConfig, Heads};
+
+    #[test]
+    fn first_step_moves_each_weight_by_lr_in_the_gradient_sign() {
+        let cfg = BertConfig::new(10, 4, 1, 2, 6, 8);
+        let mut p = BertParams::<f64>::init(&cfg, Heads::MASKED_LM, 1);
+        let before = p.clone();
+        let g = p.map(|_| 0.5);
+        let mut opt = AdamW::new(&p, AdamWConfig { weight_decay: 0.1, ..Default::default() });
+        opt.update(&mut p, &g, 1e-2);
+        for ((n, a), (_, b)) in p.tensors().into_iter().zip(before.tensors()) {
+            let d = if decays(&n) { 1.0 - 1e-3 } else { 1.0 };
+            for (x, y) in a.iter().zip(b.iter()) {
+                // m_hat = g, v_hat = g^2 => update = lr * g / (|g| + eps) ~ lr
+                let want = y * d - 1e-2 * 0.5 / (0.5 + 1e-8);
+                assert!((x - want).abs() < 1e-12, "{n}: {x} vs {want}");
+            }
+        }
+        assert!(!decays("bert.embeddings.LayerNorm.weight") && !decays("cls.predictions.bias"));
+        assert!(decays("bert.encoder.layer.0.attention.self.query.weight"));
+    }
+}
