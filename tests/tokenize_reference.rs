@@ -1,0 +1,56 @@
+//! Tokenisation against HF tokenizers (fixture `tests/fixtures/tokenize.json`, made by
+//! `scripts/make_fixtures.py`): tokens, ids, segments, byte offsets and truncation, from the
+//! default model's tokenizer.json and from its vocab.txt alone.
+
+use bertscope::tokenize::BertTokenizer;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+struct Case {
+    text: String,
+    pair: Option<String>,
+    tokens: Vec<String>,
+    input_ids: Vec<u32>,
+    token_type_ids: Vec<u32>,
+    offsets_bytes: Vec<(usize, usize)>,
+    truncated: bool,
+    slow_tokens: Vec<String>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cases() -> Vec<Case> {
+    serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/tokenize.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn tokenizer_json_matches_hf_fast_tokenizer() {
+    let bytes = std::fs::read(root().join("www/models/default/tokenizer.json")).unwrap();
+    let tok = BertTokenizer::from_tokenizer_json(&bytes, 512).unwrap();
+    let cases = cases();
+    assert!(cases.len() >= 20);
+    assert!(cases.iter().any(|c| c.truncated));
+    for c in &cases {
+        let e = tok.encode(&c.text, c.pair.as_deref()).unwrap();
+        let what = format!("{:?} / {:?}", c.text.chars().take(40).collect::<String>(), c.pair);
+        assert_eq!(e.tokens, c.tokens, "{what}");
+        assert_eq!(e.input_ids, c.input_ids, "{what}");
+        assert_eq!(e.token_type_ids, c.token_type_ids, "{what}");
+        assert_eq!(e.offsets, c.offsets_bytes, "{what}");
+        assert_eq!(e.truncated, c.truncated, "{what}");
+        assert!(e.attention_mask.iter().all(|&m| m == 1));
+    }
+}
+
+#[test]
+fn vocab_txt_pipeline_matches_hf_slow_tokenizer() {
+    let vocab = std::fs::read_to_string(root().join("tests/fixtures/models/tiny_vocab/vocab.txt")).unwrap();
+    let tok = BertTokenizer::from_vocab_txt(&vocab, true, 512).unwrap();
+    for c in cases() {
+        let e = tok.encode(&c.text, c.pair.as_deref()).unwrap();
+        assert_eq!(e.tokens, c.slow_tokens, "{:?}", c.text.chars().take(40).collect::<String>());
+    }
+}
