@@ -50,8 +50,9 @@ fn check(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: O
             mlm_rows: bertscope::model::MlmRows::Rows(opts_rows),
             dropout_seed: dropout,
         };
-        let tr = bertscope::model::forward(p, cfg, &b, &opts).unwrap();
-        let (l, g) = bertscope::model::backward(p, cfg, &b, &tr, &targets).unwrap();
+        let mut tr = bertscope::model::forward(p, cfg, &b, &opts).unwrap();
+        let mut g = p.zeros_like();
+        let l = bertscope::model::backward(p, cfg, &b, &mut tr, &targets, &mut g).unwrap();
         (l.loss, g)
     };
     if hm.is_none() {

@@ -1,5 +1,10 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, inspect, grad, params).
 
+// Large activations are allocated every forward; mimalloc reuses them instead of faulting in
+// fresh pages from the OS each time (about a fifth of a bert-tiny forward with glibc malloc).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use anyhow::{bail, Context, Result};
 use bertscope::bundle::Bert;
 use bertscope::config::{count_params, BertConfig, Heads};

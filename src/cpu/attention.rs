@@ -43,6 +43,9 @@ pub fn attention_forward<T: Real>(
     let mut ctx = Array2::zeros((b * t, h));
     for bi in 0..b {
         let rows = bi * t..(bi + 1) * t;
+        // additive key mask (T): 0 or the float minimum, as HF's extended attention mask
+        let add: Vec<T> = mask.row(bi).iter().map(|&m| if m == T::zero() { T::min_value() } else { T::zero() }).collect();
+        let all_keys = add.iter().all(|&a| a == T::zero());
         for hi in 0..nh {
             let cols = hi * hd..(hi + 1) * hd;
             let qh = q.slice(s![rows.clone(), cols.clone()]); // (T, HD)
@@ -51,12 +54,13 @@ pub fn attention_forward<T: Real>(
             let sc = qh.dot(&kh.t()) * scale; // (T, T)
             let mut p = sc.clone();
             for mut row in p.rows_mut() {
-                for (j, x) in row.iter_mut().enumerate() {
-                    if mask[[bi, j]] == T::zero() {
-                        *x += T::min_value();
+                let r = row.as_slice_mut().expect("contiguous row");
+                if !all_keys {
+                    for (x, &a) in r.iter_mut().zip(&add) {
+                        *x += a;
                     }
                 }
-                softmax_row(row.as_slice_mut().expect("contiguous row"));
+                softmax_row(r);
             }
             let mut w = p.clone(); // P' = dropout(P) * head_mask
             if let Some(d) = &drop {

@@ -1,7 +1,7 @@
 //! Mean cross-entropy over labelled rows (`torch.nn.CrossEntropyLoss`, ignore_index = -100) and
 //! its gradient with respect to the logits.
 
-use crate::cpu::softmax::softmax_row;
+use crate::cpu::softmax::{exp_shifted, exp_shifted_inplace, row_max};
 use crate::real::Real;
 use ndarray::{Array2, ArrayView2};
 
@@ -23,18 +23,47 @@ pub fn cross_entropy_forward_backward<T: Real>(logits: ArrayView2<T>, targets: &
         }
         let t = t as usize;
         let mut row = dlogits.row_mut(i);
-        row.assign(&logits.row(i));
-        let m = row.iter().fold(T::neg_infinity(), |m, &v| m.max(v));
-        let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<T>().ln();
-        loss += lse - logits[[i, t]];
-        let slice = row.as_slice_mut().expect("contiguous");
-        softmax_row(slice);
-        slice[t] -= T::one();
-        for v in slice.iter_mut() {
-            *v *= inv;
+        let d = row.as_slice_mut().expect("contiguous");
+        let x = logits.row(i);
+        let xs = x.as_slice().expect("contiguous logits");
+        // one pass of exp: d = exp(x - m), s = sum; loss = m + ln s - x_t; d = (d / s - onehot) / n
+        let m = row_max(xs);
+        let s = exp_shifted(xs, m, d);
+        loss += m + s.ln() - x[t];
+        let scale = inv / s;
+        for dv in d.iter_mut() {
+            *dv *= scale;
         }
+        d[t] -= inv;
     }
     (loss * inv, dlogits)
+}
+
+/// As `cross_entropy_forward_backward`, but turns `logits` (N, C) into dlogits in place, so the
+/// largest array of a training step (M x V) is not allocated twice.
+pub fn cross_entropy_inplace<T: Real>(logits: &mut Array2<T>, targets: &[i64]) -> T {
+    let n_lab = targets.iter().filter(|&&t| t != IGNORE).count();
+    let inv = if n_lab == 0 { T::zero() } else { T::one() / T::c(n_lab as f64) };
+    let mut loss = T::zero();
+    for (i, &t) in targets.iter().enumerate() {
+        let mut row = logits.row_mut(i);
+        let d = row.as_slice_mut().expect("contiguous logits");
+        if t == IGNORE {
+            d.iter_mut().for_each(|v| *v = T::zero());
+            continue;
+        }
+        let t = t as usize;
+        let xt = d[t];
+        let m = row_max(d);
+        let s = exp_shifted_inplace(d, m);
+        loss += m + s.ln() - xt;
+        let scale = inv / s;
+        for dv in d.iter_mut() {
+            *dv *= scale;
+        }
+        d[t] -= inv;
+    }
+    loss * inv
 }
 
 #[cfg(test)]
@@ -49,6 +78,9 @@ mod tests {
         let (loss, d) = cross_entropy_forward_backward(x.view(), &targets);
         assert!(loss > 0.0);
         check_grad("dlogits", &x, &d, |x| cross_entropy_forward_backward(x.view(), &targets).0);
+        let mut y = x.clone();
+        let l2 = cross_entropy_inplace(&mut y, &targets);
+        assert!((l2 - loss).abs() < 1e-14 && (&y - &d).iter().all(|v| v.abs() < 1e-15));
     }
 
     #[test]

@@ -2,15 +2,64 @@
 
 use crate::real::Real;
 
-/// In place over one row: x -> softmax(x).
-pub fn softmax_row<T: Real>(x: &mut [T]) {
-    let m = x.iter().fold(T::neg_infinity(), |m, &v| m.max(v));
+const LANES: usize = 8;
+
+/// max over a row, 8 independent lanes so it vectorises.
+pub fn row_max<T: Real>(x: &[T]) -> T {
+    let mut acc = [T::neg_infinity(); LANES];
+    let mut chunks = x.chunks_exact(LANES);
+    for c in &mut chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a = if v > *a { v } else { *a };
+        }
+    }
+    let tail = chunks.remainder().iter().fold(T::neg_infinity(), |m, &v| m.max(v));
+    acc.iter().fold(tail, |m, &v| m.max(v))
+}
+
+/// out = exp(x - m); returns the sum (8 lanes, so it vectorises).
+pub fn exp_shifted<T: Real>(x: &[T], m: T, out: &mut [T]) -> T {
+    let mut acc = [T::zero(); LANES];
+    let mut xc = x.chunks_exact(LANES);
+    let mut oc = out.chunks_exact_mut(LANES);
+    for (xs, os) in (&mut xc).zip(&mut oc) {
+        let os: &mut [T; LANES] = os.try_into().expect("LANES");
+        for l in 0..LANES {
+            os[l] = (xs[l] - m).exp_fast();
+            acc[l] += os[l];
+        }
+    }
     let mut s = T::zero();
-    for v in x.iter_mut() {
-        *v = (*v - m).exp();
+    for (o, &v) in oc.into_remainder().iter_mut().zip(xc.remainder()) {
+        *o = (v - m).exp_fast();
+        s += *o;
+    }
+    acc.iter().fold(s, |a, &b| a + b)
+}
+
+/// x = exp(x - m) in place; returns the sum.
+pub fn exp_shifted_inplace<T: Real>(x: &mut [T], m: T) -> T {
+    let mut acc = [T::zero(); LANES];
+    let mut xc = x.chunks_exact_mut(LANES);
+    for xs in &mut xc {
+        let xs: &mut [T; LANES] = xs.try_into().expect("LANES");
+        for l in 0..LANES {
+            xs[l] = (xs[l] - m).exp_fast();
+            acc[l] += xs[l];
+        }
+    }
+    let mut s = T::zero();
+    for v in xc.into_remainder() {
+        *v = (*v - m).exp_fast();
         s += *v;
     }
-    let inv = T::one() / s;
+    acc.iter().fold(s, |a, &b| a + b)
+}
+
+/// In place over one row: x -> softmax(x).
+pub fn softmax_row<T: Real>(x: &mut [T]) {
+    let m = row_max(x);
+    let inv = T::one() / exp_shifted_inplace(x, m);
     for v in x.iter_mut() {
         *v *= inv;
     }

@@ -5,7 +5,7 @@
 use crate::config::{BertConfig, PositionEncoding};
 use crate::cpu::activation::{activation_backward, tanh_backward};
 use crate::cpu::attention::{attention_backward, AttnShape};
-use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
+use crate::cpu::cross_entropy::{cross_entropy_forward_backward, cross_entropy_inplace, IGNORE};
 use crate::cpu::embedding::embedding_backward;
 use crate::cpu::layernorm::layernorm_backward;
 use crate::cpu::linear::linear_backward;
@@ -73,22 +73,25 @@ pub fn loss_and_grads<T: Real>(
 ) -> Result<(LossOutput<T>, Grads<T>, ForwardTrace<T>)> {
     targets.validate(cfg, batch)?;
     let opts = ForwardOptions { mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed, head_mask: None };
-    let trace = forward(p, cfg, batch, &opts)?;
-    let (loss, grads) = backward(p, cfg, batch, &trace, targets)?;
+    let mut trace = forward(p, cfg, batch, &opts)?;
+    let mut grads = p.zeros_like();
+    let loss = backward(p, cfg, batch, &mut trace, targets, &mut grads)?;
     Ok((loss, grads, trace))
 }
 
+/// Adds the gradients of the loss to `g` (parameter gradients accumulate, so zero `g` first for
+/// a fresh step). Consumes the MLM logits of the trace: they become dlogits in place.
 pub fn backward<T: Real>(
     p: &BertParams<T>,
     cfg: &BertConfig,
     batch: &Batch,
-    tr: &ForwardTrace<T>,
+    tr: &mut ForwardTrace<T>,
     targets: &Targets,
-) -> Result<(LossOutput<T>, Grads<T>)> {
+    g: &mut Grads<T>,
+) -> Result<LossOutput<T>> {
     targets.validate(cfg, batch)?;
     let (b, t, h) = (tr.b, tr.t, cfg.hidden_size);
     let n = b * t;
-    let mut g = p.zeros_like();
     let mut dx = Array2::<T>::zeros((n, h)); // d last hidden
     let mut mlm_loss = None;
     let mut nsp_loss = None;
@@ -97,15 +100,15 @@ pub fn backward<T: Real>(
     if let (Some(labels), Some(head)) = (&targets.mlm_labels, &p.mlm) {
         let mt = tr
             .mlm
-            .as_ref()
+            .as_mut()
             .ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
         let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
         if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
             return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));
         }
         let tgt: Vec<i64> = mt.rows.iter().map(|&r| labels[r]).collect();
-        let (loss, dlogits) = cross_entropy_forward_backward(mt.logits.view(), &tgt); // (M, V)
-        mlm_loss = Some(loss);
+        let mut dlogits = std::mem::take(&mut mt.logits); // (M, V), logits -> dlogits in place
+        mlm_loss = Some(cross_entropy_inplace(&mut dlogits, &tgt));
         let gm = g.mlm.as_mut().expect("grads mirror params");
         let dec = p.decoder().expect("decoder");
         let ddec = match gm.decoder.as_mut() {
@@ -123,7 +126,7 @@ pub fn backward<T: Real>(
             gm.ln.beta.view_mut(),
         );
         let dpre = activation_backward(cfg.activation(), dact.view(), mt.pre.view());
-        let x = crate::cpu::embedding::embedding_forward(tr.last_hidden().view(), &mt.rows);
+        let x = crate::cpu::embedding::embedding_forward(tr.hidden[tr.layers.len()].view(), &mt.rows);
         let dxm = linear_backward(
             dpre.view(),
             x.view(),
@@ -243,5 +246,5 @@ pub fn backward<T: Real>(
     }
 
     let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero());
-    Ok((LossOutput { loss, mlm_loss, nsp_loss }, g))
+    Ok(LossOutput { loss, mlm_loss, nsp_loss })
 }

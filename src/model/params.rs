@@ -133,6 +133,13 @@ impl<T: Real> BertParams<T> {
         self.tensors().iter().map(|(_, t)| t.len()).sum()
     }
 
+    /// Sets every tensor to zero, keeping the allocations (gradients between steps).
+    pub fn fill_zero(&mut self) {
+        for (_, mut t) in self.tensors_mut() {
+            t.fill(T::zero());
+        }
+    }
+
     /// Same structure, all zeros (gradients, optimiser moments).
     pub fn zeros_like(&self) -> Self {
         self.map(|_| T::zero())
