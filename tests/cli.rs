@@ -1,0 +1,197 @@
+//! The `bertscope` binary end to end: output formats scripts rely on, agreement with the PyTorch
+//! fixtures through the CLI, and clear errors (exit 1, no panic) on bad input.
+
+use bertscope::tensorfile::{parse, read_f32};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn default_model() -> String {
+    root().join("www/models/default").display().to_string()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bertscope")).args(args).output().expect("run bertscope")
+}
+
+fn ok_json(args: &[&str]) -> serde_json::Value {
+    let o = run(args);
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+/// A failure with a message that contains `want`, and no panic.
+fn fails_with(args: &[&str], want: &str) {
+    let o = run(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{args:?} should fail: {err}");
+    assert!(err.contains(want), "{args:?}: expected `{want}` in: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+}
+
+#[test]
+fn tokenize_prints_the_fixed_json() {
+    let j = ok_json(&["tokenize", "--model", &default_model(), "--text", "Hello there", "--pair", "General Kenobi"]);
+    assert_eq!(j["tokens"][0], "[CLS]");
+    let n = j["tokens"].as_array().unwrap().len();
+    for k in ["input_ids", "token_type_ids", "attention_mask"] {
+        assert_eq!(j[k].as_array().unwrap().len(), n, "{k}");
+    }
+    assert_eq!(j["token_type_ids"][n - 1], 1);
+}
+
+#[test]
+fn fill_predicts_at_each_mask() {
+    let m = default_model();
+    let j = ok_json(&["fill", "--model", &m, "--text", "the cat sat on the [MASK] and the [MASK].", "--top-k", "4"]);
+    let masks = j["masks"].as_array().unwrap();
+    assert_eq!(masks.len(), 2);
+    for mk in masks {
+        let preds = mk["predictions"].as_array().unwrap();
+        assert_eq!(preds.len(), 4);
+        let probs: Vec<f64> = preds.iter().map(|p| p["prob"].as_f64().unwrap()).collect();
+        assert!(probs.windows(2).all(|w| w[0] >= w[1]) && probs.iter().sum::<f64>() <= 1.0 + 1e-6);
+        assert!(preds[0]["token"].is_string() && preds[0]["id"].is_u64());
+        assert_eq!(j["tokens"][mk["position"].as_u64().unwrap() as usize], "[MASK]");
+    }
+}
+
+#[test]
+fn inspect_writes_what_pytorch_computes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.safetensors");
+    let o = run(&["inspect", "--model", &default_model(), "--text", "The capital of France is [MASK].", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = std::fs::read(&out).unwrap();
+    let ours = parse(&ours).unwrap();
+    let refb = std::fs::read(root().join("tests/fixtures/ref/tiny_single.safetensors")).unwrap();
+    let reference = parse(&refb).unwrap();
+    let mut names: Vec<String> = ours.names().into_iter().map(String::from).collect();
+    names.sort();
+    assert_eq!(names, ["attentions.0", "attentions.1", "hidden_states.0", "hidden_states.1", "hidden_states.2", "input_ids", "logits", "token_type_ids"]);
+    for (name, tol) in [("hidden_states.2", 1e-4f32), ("attentions.1", 1e-5), ("logits", 1e-4)] {
+        let a = read_f32(name, &ours.tensor(name).unwrap()).unwrap();
+        let b = read_f32(name, &reference.tensor(name).unwrap()).unwrap();
+        let b = b.index_axis(ndarray::Axis(0), 0); // the fixture has a batch axis
+        assert_eq!(a.shape(), b.shape(), "{name}");
+        let d = a.iter().zip(b.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(d <= tol, "{name}: {d:e}");
+    }
+}
+
+#[test]
+fn grad_writes_gradients_under_the_files_own_names() {
+    // The batch of the PyTorch fixture `tiny_grad`, through the CLI.
+    let refb = std::fs::read(root().join("tests/fixtures/ref/tiny_grad.safetensors")).unwrap();
+    let reference = parse(&refb).unwrap();
+    let rows = |k: &str| -> Vec<Vec<i64>> {
+        let a = bertscope::tensorfile::read_i64(k, &reference.tensor(k).unwrap()).unwrap();
+        a.outer_iter().map(|r| r.iter().copied().collect()).collect()
+    };
+    let batch = serde_json::json!({
+        "input_ids": rows("input_ids"), "token_type_ids": rows("token_type_ids"),
+        "attention_mask": rows("attention_mask"), "labels": rows("labels"),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let bj = dir.path().join("b.json");
+    std::fs::write(&bj, batch.to_string()).unwrap();
+    let out = dir.path().join("g.safetensors");
+    let o = run(&["grad", "--model", &default_model(), "--batch", bj.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let gb = std::fs::read(&out).unwrap();
+    let g = parse(&gb).unwrap();
+    let loss = read_f32("loss", &g.tensor("loss").unwrap()).unwrap()[[0]];
+    let want = read_f32("loss", &reference.tensor("loss").unwrap()).unwrap()[[0]];
+    assert!((loss - want).abs() < 1e-5 * want, "loss {loss} vs {want}");
+    // the default model stores LayerNorm as gamma/beta, and so does the gradient file
+    let ours = read_f32("g", &g.tensor("bert.encoder.layer.1.output.LayerNorm.gamma").unwrap()).unwrap();
+    let theirs = read_f32("r", &reference.tensor("grad.bert.encoder.layer.1.output.LayerNorm.weight").unwrap()).unwrap();
+    let scale = theirs.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+    assert!(d <= 1e-3 * scale, "{d:e} vs {scale:e}");
+    assert!(g.tensor("bert.encoder.layer.1.output.LayerNorm.weight").is_err());
+}
+
+#[test]
+fn params_counts_bert_base() {
+    let j = ok_json(&["params", "--preset", "bert-base"]);
+    assert_eq!(j["counts"]["total"], 109_482_240);
+    let j = ok_json(&["params", "--model", &default_model()]);
+    assert_eq!(j["heads"]["mlm"], true);
+    assert_eq!(j["counts"]["total"], 4_416_698);
+}
+
+fn model_copy(dir: &Path) -> PathBuf {
+    let m = dir.join("m");
+    std::fs::create_dir_all(&m).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(root().join("www/models/default").join(f), m.join(f)).unwrap();
+    }
+    m
+}
+
+#[test]
+fn bad_models_and_inputs_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_copy(dir.path());
+    let ms = m.to_str().unwrap();
+    fails_with(&["fill", "--model", "/nonexistent/model", "--text", "x"], "is not a model folder");
+    fails_with(&["fill", "--model", ms, "--text", "[MASK]", "--device", "gpu"], "not built yet");
+    fails_with(&["params", "--preset", "bert-huge"], "unknown preset");
+
+    // truncated weights
+    let w = std::fs::read(m.join("model.safetensors")).unwrap();
+    std::fs::write(m.join("model.safetensors"), &w[..w.len() / 3]).unwrap();
+    fails_with(&["fill", "--model", ms, "--text", "[MASK]"], "not a valid safetensors file");
+
+    // a config that does not match the weights
+    std::fs::write(m.join("model.safetensors"), &w).unwrap();
+    let cfg = std::fs::read_to_string(m.join("config.json")).unwrap();
+    std::fs::write(m.join("config.json"), cfg.replace("\"intermediate_size\": 512", "\"intermediate_size\": 500")).unwrap();
+    fails_with(&["fill", "--model", ms, "--text", "[MASK]"], "bert.encoder.layer.0.intermediate.dense.weight");
+    std::fs::write(m.join("config.json"), "{ not json").unwrap();
+    fails_with(&["fill", "--model", ms, "--text", "[MASK]"], "config.json");
+    std::fs::write(m.join("config.json"), &cfg).unwrap();
+
+    // NaN in a weight
+    let st = parse(&w).unwrap();
+    let name = "bert.encoder.layer.0.attention.self.query.bias";
+    let view = st.tensor(name).unwrap();
+    let off = view.data().as_ptr() as usize - w.as_ptr() as usize;
+    let mut bad = w.clone();
+    bad[off..off + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(m.join("model.safetensors"), &bad).unwrap();
+    fails_with(&["fill", "--model", ms, "--text", "[MASK]"], name);
+    std::fs::write(m.join("model.safetensors"), &w).unwrap();
+
+    // batches that do not fit
+    let bj = dir.path().join("b.json");
+    for (batch, want) in [
+        (r#"{"input_ids": [[101, 102]], "labels": [[-100]]}"#, "labels must be 1 rows of 2"),
+        (r#"{"input_ids": [[101, 99999999]], "labels": [[-100, -100]]}"#, "outside the vocabulary"),
+        (r#"{"input_ids": [[101, -3]], "labels": [[-100, -100]]}"#, "negative"),
+        (r#"{"input_ids": [], "labels": []}"#, "empty batch"),
+        (r#"{"input_ids": [[101, 102]], "labels": [[5, 40000]]}"#, "label 40000"),
+        ("[1, 2", "batch JSON"),
+    ] {
+        std::fs::write(&bj, batch).unwrap();
+        fails_with(&["grad", "--model", ms, "--batch", bj.to_str().unwrap(), "--out", "/tmp/unused.safetensors"], want);
+    }
+}
+
+#[test]
+fn hostile_text_never_crashes() {
+    let m = default_model();
+    let long = "word ".repeat(5000);
+    for text in ["", "[MASK]", "[MASK] [MASK] [MASK]", "\u{1}\u{2}\u{7f}\u{200b}", "مرحبا بالعالم [MASK]", "🙂🙃 [MASK] 👍🏽", long.as_str()] {
+        let o = run(&["fill", "--model", &m, "--text", text]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{:?}: {err}", text.chars().take(20).collect::<String>());
+        let _: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    }
+    let o = run(&["tokenize", "--model", &m, "--text", &long]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("truncated to 512"));
+}
