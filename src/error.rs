@@ -12,6 +12,8 @@ pub enum BertError {
     Tensor { name: String, msg: String },
     #[error("tokenizer: {0}")]
     Tokenizer(String),
+    #[error("training: {0}")]
+    Training(String),
     #[error("input: {0}")]
     Input(String),
     #[error("{path}: {source}")]

@@ -115,6 +115,58 @@ impl BertTokenizer {
         self.inner.token_to_id(token)
     }
 
+    /// WordPiece ids of `text` without special tokens and without truncation (training data).
+    pub fn ids(&self, text: &str) -> Result<Vec<u32>> {
+        let enc = self
+            .inner
+            .encode_fast(text, false)
+            .map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    /// Ids of the special tokens ([PAD], [UNK], [CLS], [SEP], [MASK]) this vocabulary has.
+    pub fn special_ids(&self) -> Vec<u32> {
+        SPECIALS.iter().filter_map(|s| self.inner.token_to_id(s)).collect()
+    }
+
+    /// The tokenizer as `tokenizer.json`.
+    pub fn to_json(&self) -> Result<String> {
+        let mut t = self.inner.clone();
+        t.with_truncation(None).map_err(|e| BertError::Tokenizer(e.to_string()))?;
+        t.to_string(true).map_err(|e| BertError::Tokenizer(format!("cannot serialise: {e}")))
+    }
+
+    /// Trains a WordPiece vocabulary of about `vocab_size` on `text` (one sequence a line) and
+    /// returns the BERT pipeline around it (lower-casing, [CLS] A [SEP] B [SEP]).
+    pub fn train_wordpiece(text: &str, vocab_size: usize, max_len: usize) -> Result<Self> {
+        use tokenizers::models::wordpiece::WordPieceTrainer;
+        use tokenizers::models::TrainerWrapper;
+        let specials: Vec<AddedToken> = SPECIALS.iter().map(|s| AddedToken::from(s.to_string(), true)).collect();
+        let trainer = WordPieceTrainer::builder()
+            .vocab_size(vocab_size)
+            .min_frequency(2)
+            .show_progress(false)
+            .special_tokens(specials.clone())
+            .continuing_subword_prefix("##".into())
+            .build();
+        let mut trainer: TrainerWrapper = trainer.into();
+        let mut inner = Tokenizer::new(
+            WordPiece::builder().unk_token("[UNK]".into()).continuing_subword_prefix("##".into()).build().map_err(|e| BertError::Tokenizer(e.to_string()))?,
+        );
+        inner
+            .with_normalizer(Some(BertNormalizer::new(true, true, None, true)))
+            .with_pre_tokenizer(Some(BertPreTokenizer))
+            .with_decoder(Some(WordPieceDecoder::new("##".into(), true)));
+        inner
+            .train(&mut trainer, text.lines().filter(|l| !l.trim().is_empty()))
+            .map_err(|e| BertError::Tokenizer(format!("cannot train a vocabulary: {e}")))?;
+        let id = |s: &str| inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("trained vocabulary lacks {s}")));
+        let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
+        inner.with_post_processor(Some(BertProcessing::new(("[SEP]".into(), sep), ("[CLS]".into(), cls))));
+        inner.add_special_tokens(&specials);
+        Self::wrap(inner, max_len)
+    }
+
     /// `[CLS] text [SEP]`, or `[CLS] text [SEP] pair [SEP]` with segment ids 0 / 1.
     pub fn encode(&self, text: &str, pair: Option<&str>) -> Result<Encoded> {
         let input: EncodeInput = match pair {
@@ -162,6 +214,18 @@ mod tests {
         assert_eq!(e.tokens.len(), 6);
         assert_eq!(e.tokens.last().unwrap(), "[SEP]");
         assert!(e.truncated);
+    }
+
+    #[test]
+    fn trained_vocabulary_tokenises_its_corpus() {
+        let text = "the cat sat on the mat.\nthe dogs ran in the park.\n".repeat(20);
+        let t = BertTokenizer::train_wordpiece(&text, 200, 64).unwrap();
+        let e = t.encode("the cat ran [MASK].", None).unwrap();
+        assert_eq!(e.tokens, ["[CLS]", "the", "cat", "ran", "[MASK]", ".", "[SEP]"]);
+        assert_eq!(t.special_ids().len(), 5);
+        let back = BertTokenizer::from_tokenizer_json(t.to_json().unwrap().as_bytes(), 64).unwrap();
+        assert_eq!(back.encode("the cat ran [MASK].", None).unwrap(), e);
+        assert_eq!(t.ids("the cat").unwrap().len(), 2);
     }
 
     #[test]
