@@ -137,8 +137,8 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    /// Prepares training `bert` on `corpus_text` (documents separated by blank lines).
-    pub fn new(bert: Bert, corpus_text: &str, opts: TrainOptions) -> Result<Self> {
+    /// A trainer with no corpus: `step_on` trains on batches the caller makes.
+    pub fn bare(bert: Bert, opts: TrainOptions) -> Result<Self> {
         if opts.batch == 0 || opts.steps == 0 || opts.seq < 8 {
             return Err(BertError::Input("steps and batch must be positive and seq at least 8".into()));
         }
@@ -154,13 +154,7 @@ impl Trainer {
                 opts.seq, bert.cfg.max_position_embeddings
             )));
         }
-        let corpus = Corpus::parse(corpus_text);
-        if corpus.sentences() < 2 {
-            return Err(BertError::Input("the corpus needs at least two sentences".into()));
-        }
-        let (train, held) = corpus.split_held_out(10);
         let tok = &bert.tokenizer;
-        let data = TokenizedCorpus::new(&train, tok)?;
         let ex_cfg = ExampleConfig { max_len: opts.seq, nsp: bert.params.nsp.is_some(), cls: tok.cls_id, sep: tok.sep_id, short_seq_prob: 0.1 };
         let mask_cfg = MaskingConfig {
             prob: opts.mask_prob,
@@ -168,20 +162,47 @@ impl Trainer {
             vocab_size: tok.vocab_size().min(bert.cfg.vocab_size),
             special_ids: tok.special_ids(),
         };
-        // Held-out sequences are masked once, with their own seed, so evaluations compare.
-        let mut hrng = Rng::new(opts.seed ^ 0xE7A1);
-        let held_tc = TokenizedCorpus::new(&held, tok)?;
-        let held_out: Vec<MaskedExample> = make_examples(&held_tc, &ex_cfg, &mut hrng)
-            .into_iter()
-            .take(opts.eval_sequences)
-            .map(|e| MaskedExample { masked: mask_sequence(&e.ids, &mask_cfg, &mut hrng), example: e })
-            .collect();
         let warmup = opts.warmup.unwrap_or(opts.steps / 10);
         let schedule = LinearSchedule { base_lr: opts.lr, warmup, total: opts.steps };
         let opt = AdamW::new(&bert.params, AdamWConfig { weight_decay: opts.weight_decay, ..Default::default() });
         let grads = bert.params.zeros_like();
         let rng = Rng::new(opts.seed);
-        Ok(Trainer { bert, step: 0, schedule, opt, grads, data, held_out, queue: Vec::new(), ex_cfg, mask_cfg, rng, last_batch: Vec::new(), opts })
+        Ok(Trainer {
+            bert,
+            step: 0,
+            schedule,
+            opt,
+            grads,
+            data: TokenizedCorpus::default(),
+            held_out: Vec::new(),
+            queue: Vec::new(),
+            ex_cfg,
+            mask_cfg,
+            rng,
+            last_batch: Vec::new(),
+            opts,
+        })
+    }
+
+    /// Prepares training `bert` on `corpus_text` (documents separated by blank lines); every
+    /// tenth document is held out for evaluation.
+    pub fn new(bert: Bert, corpus_text: &str, opts: TrainOptions) -> Result<Self> {
+        let mut t = Self::bare(bert, opts)?;
+        let corpus = Corpus::parse(corpus_text);
+        if corpus.sentences() < 2 {
+            return Err(BertError::Input("the corpus needs at least two sentences".into()));
+        }
+        let (train, held) = corpus.split_held_out(10);
+        t.data = TokenizedCorpus::new(&train, &t.bert.tokenizer)?;
+        // Held-out sequences are masked once, with their own seed, so evaluations compare.
+        let mut hrng = Rng::new(t.opts.seed ^ 0xE7A1);
+        let held_tc = TokenizedCorpus::new(&held, &t.bert.tokenizer)?;
+        t.held_out = make_examples(&held_tc, &t.ex_cfg, &mut hrng)
+            .into_iter()
+            .take(t.opts.eval_sequences)
+            .map(|e| MaskedExample { masked: mask_sequence(&e.ids, &t.mask_cfg, &mut hrng), example: e })
+            .collect();
+        Ok(t)
     }
 
     pub fn train_tokens(&self) -> usize {
