@@ -62,14 +62,37 @@ impl Bert {
         Self::from_files(&ModelFiles::read_dir(dir)?)
     }
 
-    /// Writes config.json and model.safetensors (f32, HF names) into `dir`.
+    /// A new model with BERT's initialisation around `tokenizer` (vocab_size taken from it).
+    pub fn from_scratch(mut cfg: BertConfig, tokenizer: BertTokenizer, heads: crate::config::Heads, seed: u64) -> Result<Self> {
+        cfg.vocab_size = tokenizer.vocab_size();
+        cfg.validate()?;
+        let params = BertParams::init(&cfg, heads, seed);
+        Ok(Bert { cfg, params, names: NameMap::default(), tokenizer })
+    }
+
+    /// The model folder as files: config.json, model.safetensors (f32, HF names), tokenizer.json.
+    pub fn to_files(&self) -> Result<ModelFiles> {
+        Ok(ModelFiles {
+            config_json: self.cfg.to_json(),
+            weights: save_params(&self.params)?,
+            tokenizer_json: Some(self.tokenizer.to_json()?.into_bytes()),
+            vocab_txt: None,
+            tokenizer_config_json: None,
+        })
+    }
+
+    /// Writes config.json, model.safetensors and tokenizer.json into `dir`.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn save_weights(&self, dir: &std::path::Path) -> Result<()> {
+    pub fn save_dir(&self, dir: &std::path::Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| BertError::io(dir, e))?;
-        let w = dir.join("model.safetensors");
-        std::fs::write(&w, save_params(&self.params)?).map_err(|e| BertError::io(&w, e))?;
-        let c = dir.join("config.json");
-        std::fs::write(&c, self.cfg.to_json()).map_err(|e| BertError::io(&c, e))
+        let f = self.to_files()?;
+        let write = |name: &str, bytes: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).map_err(|e| BertError::io(&p, e))
+        };
+        write("model.safetensors", &f.weights)?;
+        write("config.json", f.config_json.as_bytes())?;
+        write("tokenizer.json", f.tokenizer_json.as_deref().unwrap_or_default())
     }
 }
 

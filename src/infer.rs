@@ -180,6 +180,48 @@ pub fn grad(bert: &Bert, batch: &BatchJson) -> Result<Vec<(String, Tensor)>> {
     Ok(out)
 }
 
+/// One cloze item: a text with one [MASK] and its acceptable answers.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ClozeItem {
+    pub text: String,
+    pub answers: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClozeScore {
+    pub n: usize,
+    pub top1: f64,
+    pub top5: f64,
+}
+
+/// Parses JSON lines of `{"text": .., "answers": [..]}`; each text must hold exactly one [MASK].
+pub fn parse_cloze(text: &str) -> Result<Vec<ClozeItem>> {
+    let mut items = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let item: ClozeItem =
+            serde_json::from_str(line).map_err(|e| BertError::Input(format!("cloze line {}: {e}", i + 1)))?;
+        if item.text.matches("[MASK]").count() != 1 || item.answers.is_empty() {
+            return Err(BertError::Input(format!("cloze line {}: needs exactly one [MASK] and at least one answer", i + 1)));
+        }
+        items.push(item);
+    }
+    Ok(items)
+}
+
+/// Top-1 and top-5 accuracy: the best (or any of the five best) prediction is an answer.
+pub fn cloze(bert: &Bert, items: &[ClozeItem]) -> Result<ClozeScore> {
+    let (mut h1, mut h5) = (0usize, 0usize);
+    for it in items {
+        let r = fill(bert, &it.text, None, 5, None)?;
+        let preds = &r.masks.first().ok_or_else(|| BertError::Input(format!("no [MASK] after tokenising {:?}", it.text)))?.predictions;
+        let ok = |p: &Prediction| it.answers.iter().any(|a| a.eq_ignore_ascii_case(&p.token));
+        h1 += preds.first().is_some_and(ok) as usize;
+        h5 += preds.iter().any(ok) as usize;
+    }
+    let n = items.len().max(1) as f64;
+    Ok(ClozeScore { n: items.len(), top1: h1 as f64 / n, top5: h5 as f64 / n })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

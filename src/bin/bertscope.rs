@@ -75,6 +75,15 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Masked-LM (+ NSP) training on a text corpus; one JSON line per log step
+    Train(TrainArgs),
+    /// Top-1 / top-5 accuracy on a cloze set (JSON lines of {"text", "answers"})
+    Cloze {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long, default_value = "benches/cloze.jsonl")]
+        set: PathBuf,
+    },
     /// Parameter counts by group
     Params {
         #[arg(long, conflicts_with = "preset")]
@@ -83,6 +92,112 @@ enum Cmd {
         #[arg(long)]
         preset: Option<String>,
     },
+}
+
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Plain text: documents separated by blank lines
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Continue training this model folder
+    #[arg(long, conflicts_with = "config")]
+    init: Option<PathBuf>,
+    /// Or start from scratch with a preset (scratch-tiny, bert-tiny, ...) and a WordPiece
+    /// vocabulary trained on the corpus
+    #[arg(long)]
+    config: Option<String>,
+    /// Vocabulary size when training from scratch
+    #[arg(long, default_value_t = 4000)]
+    vocab_size: usize,
+    #[arg(long, default_value_t = 1000)]
+    steps: usize,
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    #[arg(long, default_value_t = 64)]
+    seq: usize,
+    #[arg(long, default_value_t = 1e-4)]
+    lr: f64,
+    /// Warmup steps (default: 10% of the steps)
+    #[arg(long)]
+    warmup: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Log every K steps
+    #[arg(long, default_value_t = 10)]
+    log_every: usize,
+    /// Evaluate on held-out text every K steps (0: only at the end)
+    #[arg(long, default_value_t = 100)]
+    eval_every: usize,
+    /// Switch dropout off
+    #[arg(long)]
+    no_dropout: bool,
+    #[arg(long, value_enum, default_value = "cpu")]
+    device: Device,
+    /// Where the trained model (HF layout) is written
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn train(a: TrainArgs) -> Result<()> {
+    use bertscope::train::trainer::{TrainOptions, Trainer};
+    need_cpu(a.device)?;
+    let text = std::fs::read_to_string(&a.corpus).with_context(|| format!("cannot read {}", a.corpus.display()))?;
+    let bert = match (&a.init, &a.config) {
+        (Some(dir), None) => load(dir)?,
+        (None, Some(preset)) => {
+            let mut cfg = BertConfig::preset(preset)?;
+            cfg.max_position_embeddings = cfg.max_position_embeddings.max(a.seq);
+            let tok = bertscope::tokenize::BertTokenizer::train_wordpiece(&text, a.vocab_size, cfg.max_position_embeddings)?;
+            eprintln!("trained a WordPiece vocabulary of {} tokens", tok.vocab_size());
+            Bert::from_scratch(cfg, tok, Heads::PRETRAINING, a.seed)?
+        }
+        _ => bail!("give --init DIR (continue a model) or --config PRESET (from scratch)"),
+    };
+    let opts = TrainOptions {
+        steps: a.steps,
+        batch: a.batch,
+        seq: a.seq,
+        lr: a.lr,
+        warmup: a.warmup,
+        seed: a.seed,
+        dropout: !a.no_dropout,
+        ..Default::default()
+    };
+    let mut t = Trainer::new(bert, &text, opts)?;
+    eprintln!("{} training tokens; {} steps of {} x {}", t.train_tokens(), a.steps, a.batch, a.seq);
+    let mut window = (std::time::Instant::now(), 0usize);
+    for _ in 0..a.steps {
+        let log = match t.step() {
+            Ok(l) => l,
+            Err(e) => {
+                t.bert.save_dir(&a.out)?;
+                bail!("{e}; the last good weights are in {}", a.out.display());
+            }
+        };
+        window.1 += log.tokens;
+        let last = log.step == a.steps;
+        let eval = (a.eval_every > 0 && log.step % a.eval_every == 0) || last;
+        if log.step % a.log_every.max(1) == 0 || last || eval {
+            let secs = window.0.elapsed().as_secs_f64();
+            let mut j = serde_json::json!({
+                "step": log.step, "loss": log.loss, "mlm_loss": log.mlm_loss, "mlm_acc": log.mlm_acc, "lr": log.lr,
+                "tokens_per_s": (window.1 as f64 / secs.max(1e-9)).round(),
+            });
+            if let Some(n) = log.nsp_loss {
+                j["nsp_loss"] = n.into();
+            }
+            if eval {
+                let e = t.evaluate()?;
+                j["eval_loss"] = e.loss.into();
+                j["eval_mlm_acc"] = e.mlm_acc.into();
+            }
+            println!("{j}");
+            window = (std::time::Instant::now(), 0);
+        }
+    }
+    t.bert.save_dir(&a.out)?;
+    eprintln!("saved the trained model to {}", a.out.display());
+    Ok(())
 }
 
 fn load(dir: &PathBuf) -> Result<Bert> {
@@ -139,6 +254,13 @@ fn run(cli: Cli) -> Result<()> {
             if let Some((_, bertscope::tensorfile::Tensor::F32(l))) = tensors.first() {
                 eprintln!("loss {:.6}; wrote {} gradients to {}", l[[0]], tensors.len() - 1, out.display());
             }
+        }
+        Cmd::Train(a) => train(a)?,
+        Cmd::Cloze { model, set } => {
+            let bert = load(&model)?;
+            let text = std::fs::read_to_string(&set).with_context(|| format!("cannot read {}", set.display()))?;
+            let score = infer::cloze(&bert, &infer::parse_cloze(&text)?)?;
+            println!("{}", serde_json::to_string(&score)?);
         }
         Cmd::Params { model, preset } => {
             let (cfg, heads) = match (model, preset) {
