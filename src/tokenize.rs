@@ -155,16 +155,17 @@ impl BertTokenizer {
         );
         inner
             .with_normalizer(Some(BertNormalizer::new(true, true, None, true)))
-            .with_pre_tokenizer(Some(BertPreTokenizer))
-            .with_decoder(Some(WordPieceDecoder::new("##".into(), true)));
+            .with_pre_tokenizer(Some(BertPreTokenizer));
         inner
             .train(&mut trainer, text.lines().filter(|l| !l.trim().is_empty()))
             .map_err(|e| BertError::Tokenizer(format!("cannot train a vocabulary: {e}")))?;
-        let id = |s: &str| inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("trained vocabulary lacks {s}")));
-        let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
-        inner.with_post_processor(Some(BertProcessing::new(("[SEP]".into(), sep), ("[CLS]".into(), cls))));
-        inner.add_special_tokens(&specials);
-        Self::wrap(inner, max_len)
+        // The trainer's ids depend on hash-map order; fix them: specials first, then the rest
+        // sorted, so the same corpus always gives the same vocabulary and ids.
+        let mut tokens: Vec<String> =
+            inner.get_vocab(false).into_keys().filter(|t| !SPECIALS.contains(&t.as_str())).collect();
+        tokens.sort();
+        let vocab: String = SPECIALS.iter().map(|s| s.to_string()).chain(tokens).map(|t| t + "\n").collect();
+        Self::from_vocab_txt(&vocab, true, max_len)
     }
 
     /// `[CLS] text [SEP]`, or `[CLS] text [SEP] pair [SEP]` with segment ids 0 / 1.
