@@ -42,8 +42,13 @@ const SPECIALS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
 impl BertTokenizer {
     /// From the bytes of a `tokenizer.json`.
     pub fn from_tokenizer_json(bytes: &[u8], max_len: usize) -> Result<Self> {
-        let inner = Tokenizer::from_bytes(bytes)
-            .map_err(|e| BertError::Tokenizer(format!("tokenizer.json cannot be read: {e}")))?;
+        // The tokenizers crate `expect`s on some malformed input (found by fuzzing): check that the
+        // file is JSON first, and natively also catch a panic, so a bad file is an error.
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+            .map_err(|e| BertError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
+        let parsed = std::panic::catch_unwind(|| Tokenizer::from_bytes(bytes))
+            .map_err(|_| BertError::Tokenizer("tokenizer.json is malformed".into()))?;
+        let inner = parsed.map_err(|e| BertError::Tokenizer(format!("tokenizer.json cannot be read: {e}")))?;
         Self::wrap(inner, max_len)
     }
 
@@ -227,6 +232,16 @@ mod tests {
         let back = BertTokenizer::from_tokenizer_json(t.to_json().unwrap().as_bytes(), 64).unwrap();
         assert_eq!(back.encode("the cat ran [MASK].", None).unwrap(), e);
         assert_eq!(t.ids("the cat").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn malformed_tokenizer_json_is_an_error() {
+        // a control character inside a string of the decoder section made tokenizers panic
+        let bad = b"{\"version\": \"1.0\", \"decoder\": {\"type\": \"\x02[PAD]\"}}";
+        let err = BertTokenizer::from_tokenizer_json(bad, 512).err().unwrap().to_string();
+        assert!(err.contains("not valid JSON"), "{err}");
+        let err = BertTokenizer::from_tokenizer_json(b"{\"model\": 3}", 512).err().unwrap().to_string();
+        assert!(err.contains("tokenizer"), "{err}");
     }
 
     #[test]
