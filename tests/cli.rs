@@ -10,7 +10,7 @@ fn root() -> PathBuf {
 }
 
 fn default_model() -> String {
-    root().join("www/models/default").display().to_string()
+    root().join("www/models/bert-tiny-base").display().to_string()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -128,7 +128,7 @@ fn model_copy(dir: &Path) -> PathBuf {
     let m = dir.join("m");
     std::fs::create_dir_all(&m).unwrap();
     for f in ["config.json", "model.safetensors", "tokenizer.json"] {
-        std::fs::copy(root().join("www/models/default").join(f), m.join(f)).unwrap();
+        std::fs::copy(root().join("www/models/bert-tiny-base").join(f), m.join(f)).unwrap();
     }
     m
 }

@@ -28,7 +28,7 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn tokenizer_json_matches_hf_fast_tokenizer() {
-    let bytes = std::fs::read(root().join("www/models/default/tokenizer.json")).unwrap();
+    let bytes = std::fs::read(root().join("www/models/bert-tiny-base/tokenizer.json")).unwrap();
     let tok = BertTokenizer::from_tokenizer_json(&bytes, 512).unwrap();
     let cases = cases();
     assert!(cases.len() >= 20);

@@ -8,7 +8,7 @@ use bertscope::model::BertParams;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-const TOKENIZER: &[u8] = include_bytes!("../../www/models/default/tokenizer.json");
+const TOKENIZER: &[u8] = include_bytes!("../../www/models/bert-tiny-base/tokenizer.json");
 
 fn model() -> &'static Bert {
     static M: OnceLock<Bert> = OnceLock::new();
