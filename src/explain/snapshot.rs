@@ -1,0 +1,416 @@
+//! What the page shows for one input: a plain, serialisable snapshot of one forward pass (tokens,
+//! attention of every head, hidden-state summaries, top-k at each [MASK], NSP), built from a loaded
+//! model on the CPU path. The UI renders snapshots and never touches the engine.
+//! Follows HF `BertForPreTraining` outputs (`attentions`, `hidden_states`, `prediction_logits`).
+
+use crate::bundle::Bert;
+use crate::config::count_params;
+use crate::cpu::softmax::softmax_row;
+use crate::error::{BertError, Result};
+use crate::infer::{batch_of, top_k};
+use crate::model::forward::{forward, ForwardOptions, MlmRows};
+use ndarray::{Array2, Axis};
+use serde::{Deserialize, Serialize};
+
+/// The most predictions kept at one [MASK].
+pub const MAX_TOP_K: usize = 20;
+
+/// One question to the engine: the text (and optional pair), which heads are switched off, which
+/// token positions to replace with [MASK], and how many predictions to keep.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Increases with every request; the reply carries it, so the page can drop stale replies.
+    pub seq: u64,
+    pub text: String,
+    /// The second sentence; None or empty = a single sentence.
+    pub pair: Option<String>,
+    /// (layer, head) pairs to switch off (head mask 0).
+    pub heads_off: Vec<(usize, usize)>,
+    /// Positions (in the tokenised sequence, [CLS] = 0) to replace by [MASK]; special tokens and
+    /// positions past the end are ignored.
+    pub masked: Vec<usize>,
+    pub top_k: usize,
+}
+
+/// A loaded model, as the page describes it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub layers: usize,
+    pub heads: usize,
+    pub hidden: usize,
+    pub intermediate: usize,
+    pub vocab: usize,
+    pub max_len: usize,
+    pub params: usize,
+    pub has_mlm: bool,
+    pub has_nsp: bool,
+}
+
+impl ModelInfo {
+    pub fn of(bert: &Bert) -> Self {
+        let cfg = &bert.cfg;
+        ModelInfo {
+            layers: cfg.num_hidden_layers,
+            heads: cfg.num_attention_heads,
+            hidden: cfg.hidden_size,
+            intermediate: cfg.intermediate_size,
+            vocab: cfg.vocab_size,
+            max_len: bert.tokenizer.max_len,
+            params: count_params(cfg, bert.params.heads()).total,
+            has_mlm: bert.params.mlm.is_some(),
+            has_nsp: bert.params.nsp.is_some(),
+        }
+    }
+}
+
+/// One token of the encoded input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Token {
+    /// The WordPiece piece as the model sees it ([MASK] when masked by the request).
+    pub text: String,
+    pub id: u32,
+    /// Segment (token type) id: 0 for the first sentence, 1 for the pair.
+    pub segment: u32,
+    /// Attention mask: 1 = attended (always 1 for one unpadded sequence).
+    pub attention: u32,
+    /// [CLS], [SEP] and other special tokens.
+    pub special: bool,
+    /// A `##` continuation of the previous piece.
+    pub continuation: bool,
+    /// The piece before the request replaced it by [MASK]; None when not masked by the request.
+    pub masked_from: Option<String>,
+}
+
+/// Top-k predictions at one [MASK] (typed or masked by the request).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MaskPredictions {
+    pub position: usize,
+    /// (token, id, probability), most probable first.
+    pub top: Vec<Prediction>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub token: String,
+    pub id: u32,
+    pub prob: f32,
+}
+
+/// How the token vectors change through one step (layer 0 = the embeddings output).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerSummary {
+    /// (T) L2 norm of each token's vector after this layer.
+    pub norm: Vec<f32>,
+    /// (T) cosine similarity of each token's vector with its vector before this layer (1.0 for
+    /// the embeddings, which have no "before").
+    pub cos_prev: Vec<f32>,
+    /// Mean and standard deviation over all T*H numbers.
+    pub mean: f32,
+    pub std: f32,
+}
+
+/// The result of one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub tokens: Vec<Token>,
+    pub layers: usize,
+    pub heads: usize,
+    /// [layer * heads + head] -> (T*T) row-major softmax probabilities, query row, key column
+    /// (before the head mask, so a switched-off head still shows what it would attend to).
+    pub attention: Vec<Vec<f32>>,
+    /// L+1 entries: the embeddings output, then each layer's output.
+    pub hidden: Vec<LayerSummary>,
+    pub predictions: Vec<MaskPredictions>,
+    /// P(IsNext) when a pair was given and the model has an NSP head.
+    pub is_next: Option<f32>,
+    /// The (layer, head) pairs that were switched off.
+    pub heads_off: Vec<(usize, usize)>,
+    /// The input was cut to the model's maximum length.
+    pub truncated: bool,
+    /// Milliseconds the forward took (filled in by the caller that timed it; 0 here).
+    pub forward_ms: f64,
+}
+
+impl Snapshot {
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The (T*T) attention of one head; panics outside the grid.
+    pub fn head(&self, layer: usize, head: usize) -> &[f32] {
+        &self.attention[layer * self.heads + head]
+    }
+
+    pub fn head_is_off(&self, layer: usize, head: usize) -> bool {
+        self.heads_off.contains(&(layer, head))
+    }
+}
+
+/// Messages a user can act on, worded for the page.
+pub const EMPTY_TEXT: &str = "Type a sentence to see it go through BERT (the text box is empty).";
+pub const NO_TOKENS: &str =
+    "The text has no tokens left after normalisation (control characters and whitespace are dropped): type some words.";
+
+/// Runs the model on `req` and keeps what the page shows.
+pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
+    if req.text.trim().is_empty() {
+        return Err(BertError::Input(EMPTY_TEXT.into()));
+    }
+    let pair = req.pair.as_deref().filter(|p| !p.trim().is_empty());
+    let mut enc = bert.tokenizer.encode(&req.text, pair)?;
+    let t = enc.input_ids.len();
+    if enc.special.iter().all(|&s| s == 1) {
+        return Err(BertError::Input(NO_TOKENS.into()));
+    }
+    let (l, nh) = (bert.cfg.num_hidden_layers, bert.cfg.num_attention_heads);
+
+    // Replace the requested positions by [MASK] (ids only: the pieces around them stay as they are).
+    let mask_id = bert.tokenizer.mask_id;
+    let mut masked_from = vec![None; t];
+    for &p in &req.masked {
+        if p < t && enc.special[p] == 0 && enc.input_ids[p] != mask_id {
+            masked_from[p] = Some(std::mem::replace(&mut enc.tokens[p], "[MASK]".into()));
+            enc.input_ids[p] = mask_id;
+        }
+    }
+
+    let mut heads_off: Vec<(usize, usize)> = req.heads_off.iter().copied().filter(|&(li, h)| li < l && h < nh).collect();
+    heads_off.sort_unstable();
+    heads_off.dedup();
+    let head_mask = (!heads_off.is_empty()).then(|| {
+        let mut m = Array2::<f32>::ones((l, nh)); // (L, NH)
+        for &(li, h) in &heads_off {
+            m[[li, h]] = 0.0;
+        }
+        m
+    });
+
+    let mask_positions: Vec<usize> = (0..t).filter(|&i| enc.input_ids[i] == mask_id).collect();
+    let mlm_rows = if bert.params.mlm.is_some() && !mask_positions.is_empty() {
+        MlmRows::Rows(mask_positions.clone())
+    } else {
+        MlmRows::None
+    };
+    let opts = ForwardOptions { head_mask, mlm_rows, dropout_seed: None };
+    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &opts)?;
+
+    let tokens = (0..t)
+        .map(|i| Token {
+            text: enc.tokens[i].clone(),
+            id: enc.input_ids[i],
+            segment: enc.token_type_ids[i],
+            attention: enc.attention_mask[i],
+            special: enc.special[i] == 1,
+            continuation: enc.tokens[i].starts_with("##"),
+            masked_from: masked_from[i].take(),
+        })
+        .collect();
+
+    let mut attention = Vec::with_capacity(l * nh);
+    for layer in &trace.layers {
+        let probs = layer.attn.probs.index_axis(Axis(0), 0); // (NH, T, T)
+        for h in 0..nh {
+            attention.push(probs.index_axis(Axis(0), h).iter().copied().collect::<Vec<f32>>()); // (T*T)
+        }
+    }
+
+    let hidden = summarise_hidden(&trace.hidden);
+
+    let k = req.top_k.clamp(1, MAX_TOP_K);
+    let predictions = match &trace.mlm {
+        Some(m) => mask_positions
+            .iter()
+            .enumerate()
+            .map(|(row, &position)| MaskPredictions {
+                position,
+                top: top_k(m.logits.row(row).as_slice().expect("contiguous logits"), k)
+                    .into_iter()
+                    .map(|(id, prob)| Prediction { token: bert.tokenizer.id_to_token(id), id, prob })
+                    .collect(),
+            })
+            .collect(),
+        None => vec![],
+    };
+
+    let is_next = pair.and_then(|_| {
+        let logits = trace.pool.as_ref()?.nsp_logits.as_ref()?; // (1, 2)
+        let mut p = [logits[[0, 0]], logits[[0, 1]]];
+        softmax_row(&mut p);
+        Some(p[0])
+    });
+
+    Ok(Snapshot {
+        seq: req.seq,
+        tokens,
+        layers: l,
+        heads: nh,
+        attention,
+        hidden,
+        predictions,
+        is_next,
+        heads_off,
+        truncated: enc.truncated,
+        forward_ms: 0.0,
+    })
+}
+
+/// Per-token norms and layer-to-layer cosine similarity of the hidden states (L+1 of (T, H)).
+pub fn summarise_hidden(hidden: &[Array2<f32>]) -> Vec<LayerSummary> {
+    let norms = |x: &Array2<f32>| -> Vec<f32> { x.rows().into_iter().map(|r| r.dot(&r).sqrt()).collect() };
+    hidden
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let norm = norms(x);
+            let cos_prev = match i {
+                0 => vec![1.0; x.nrows()],
+                _ => {
+                    let prev = &hidden[i - 1];
+                    let prev_norm = norms(prev);
+                    x.rows()
+                        .into_iter()
+                        .zip(prev.rows())
+                        .enumerate()
+                        .map(|(t, (a, b))| a.dot(&b) / (norm[t] * prev_norm[t]).max(1e-12))
+                        .collect()
+                }
+            };
+            let n = x.len().max(1) as f32;
+            let mean = x.sum() / n;
+            let std = (x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n).sqrt();
+            LayerSummary { norm, cos_prev, mean, std }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{BertConfig, Heads};
+    use crate::tokenize::BertTokenizer;
+
+    const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\n##s\non\nmat\n.\nplay\n##ing\ndog\n";
+
+    fn model(heads: Heads) -> Bert {
+        let tok = BertTokenizer::from_vocab_txt(VOCAB, true, 16).unwrap();
+        let cfg = BertConfig::new(0, 12, 2, 3, 20, 16);
+        Bert::from_scratch(cfg, tok, heads, 7).unwrap()
+    }
+
+    fn req(text: &str) -> Request {
+        Request { seq: 3, text: text.into(), top_k: 5, ..Default::default() }
+    }
+
+    #[test]
+    fn tokens_carry_ids_segments_and_flags() {
+        let bert = model(Heads::MASKED_LM);
+        let s = build(&bert, &Request { pair: Some("the dog".into()), ..req("the cats [MASK]") }).unwrap();
+        let texts: Vec<&str> = s.tokens.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["[CLS]", "the", "cat", "##s", "[MASK]", "[SEP]", "the", "dog", "[SEP]"]);
+        assert_eq!(s.tokens.iter().map(|t| t.segment).collect::<Vec<_>>(), [0, 0, 0, 0, 0, 0, 1, 1, 1]);
+        assert!(s.tokens[0].special && s.tokens[5].special && !s.tokens[1].special);
+        assert!(s.tokens[3].continuation && !s.tokens[2].continuation);
+        assert!(s.tokens.iter().all(|t| t.attention == 1));
+        assert_eq!(s.tokens[2].id, 6);
+        assert_eq!(s.seq, 3);
+        assert!(!s.truncated);
+        assert_eq!(s.is_next, None, "no NSP head");
+    }
+
+    #[test]
+    fn attention_rows_are_distributions_for_every_head() {
+        let bert = model(Heads::MASKED_LM);
+        let s = build(&bert, &req("the cat sat on the mat.")).unwrap();
+        let t = s.len();
+        assert_eq!((s.layers, s.heads, s.attention.len()), (2, 3, 6));
+        for a in &s.attention {
+            assert_eq!(a.len(), t * t);
+            for row in a.chunks(t) {
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                assert!(row.iter().all(|&p| (0.0..=1.0).contains(&p)));
+            }
+        }
+        assert_eq!(s.hidden.len(), 3);
+        assert!(s.hidden.iter().all(|h| h.norm.len() == t && h.cos_prev.len() == t));
+        assert!(s.hidden[1].cos_prev.iter().all(|c| (-1.0001..=1.0001).contains(c)));
+    }
+
+    #[test]
+    fn predictions_at_typed_and_requested_masks_are_sorted_probabilities() {
+        let bert = model(Heads::MASKED_LM);
+        // position 2 is "cat": masked by the request; the typed [MASK] is at 4
+        let s = build(&bert, &Request { masked: vec![2, 0, 99], ..req("the cat [MASK] on the mat") }).unwrap();
+        assert_eq!(s.tokens[2].text, "[MASK]");
+        assert_eq!(s.tokens[2].masked_from.as_deref(), Some("cat"));
+        assert_eq!(s.tokens[0].text, "[CLS]", "special tokens are never masked");
+        assert_eq!(s.predictions.iter().map(|p| p.position).collect::<Vec<_>>(), [2, 3]);
+        for m in &s.predictions {
+            assert_eq!(m.top.len(), 5);
+            assert!(m.top.windows(2).all(|w| w[0].prob >= w[1].prob));
+            assert!(m.top.iter().all(|p| (0.0..=1.0).contains(&p.prob)));
+        }
+    }
+
+    #[test]
+    fn predictions_match_fill_mask() {
+        let bert = model(Heads::MASKED_LM);
+        let s = build(&bert, &req("the [MASK] sat")).unwrap();
+        let f = crate::infer::fill(&bert, "the [MASK] sat", None, 5, None).unwrap();
+        let ids = |v: Vec<u32>| v;
+        assert_eq!(
+            ids(s.predictions[0].top.iter().map(|p| p.id).collect()),
+            ids(f.masks[0].predictions.iter().map(|p| p.id).collect())
+        );
+    }
+
+    #[test]
+    fn switching_a_head_off_changes_predictions_but_not_its_heatmap() {
+        let bert = model(Heads::MASKED_LM);
+        let on = build(&bert, &req("the cat [MASK] on the mat")).unwrap();
+        let off = build(&bert, &Request { heads_off: vec![(0, 1), (0, 1), (5, 0)], ..req("the cat [MASK] on the mat") }).unwrap();
+        assert_eq!(off.heads_off, [(0, 1)], "out of range dropped, duplicates merged");
+        assert!(off.head_is_off(0, 1) && !off.head_is_off(1, 1));
+        assert_eq!(on.head(0, 1), off.head(0, 1), "layer 0 attention is computed before the mask");
+        assert_ne!(on.predictions[0].top[0].prob, off.predictions[0].top[0].prob);
+    }
+
+    #[test]
+    fn nsp_probability_with_a_pair() {
+        let bert = model(Heads::PRETRAINING);
+        let s = build(&bert, &Request { pair: Some("the dog".into()), ..req("the cat") }).unwrap();
+        let p = s.is_next.expect("pretraining model with a pair");
+        assert!((0.0..=1.0).contains(&p));
+        assert_eq!(build(&bert, &req("the cat")).unwrap().is_next, None);
+    }
+
+    #[test]
+    fn hostile_input_is_a_message_or_a_truncated_snapshot() {
+        let bert = model(Heads::MASKED_LM);
+        let err = |text: &str| build(&bert, &req(text)).unwrap_err().to_string();
+        assert!(err("").contains("empty"));
+        assert!(err("  \n\t ").contains("empty"));
+        assert!(err("\u{0}\u{1}\u{7}").contains("no tokens"));
+        let long = build(&bert, &req(&"the cat ".repeat(700))).unwrap();
+        assert!(long.truncated);
+        assert_eq!(long.len(), 16);
+        let odd = build(&bert, &req("😀 שלום \u{202e} [MASK] [MASK]")).unwrap();
+        assert_eq!(odd.predictions.len(), 2);
+        assert!(odd.tokens.iter().any(|t| t.text == "[UNK]"));
+    }
+
+    #[test]
+    fn snapshots_round_trip_through_serde() {
+        let bert = model(Heads::MASKED_LM);
+        let s = build(&bert, &req("the [MASK] sat")).unwrap();
+        let back: Snapshot = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        let info = ModelInfo::of(&bert);
+        assert_eq!((info.layers, info.heads, info.hidden, info.vocab), (2, 3, 12, 15));
+        assert!(info.has_mlm && !info.has_nsp && info.params > 0);
+    }
+}
