@@ -127,7 +127,7 @@ impl BertConfig {
         if self.num_hidden_layers > 256 {
             return bad(format!("num_hidden_layers {} is implausibly large", self.num_hidden_layers));
         }
-        if self.hidden_size % self.num_attention_heads != 0 {
+        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return bad(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 self.hidden_size, self.num_attention_heads

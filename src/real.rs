@@ -51,6 +51,7 @@ impl Real for f32 {
         x * p / q
     }
     #[inline(always)]
+    #[allow(clippy::manual_clamp)] // max/min, not clamp: clamp's NaN handling stops vectorisation
     fn exp_fast(self) -> Self {
         // Cephes expf: e^x = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, degree-5 polynomial.
         const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer

@@ -68,7 +68,7 @@ fn check(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: O
     let mut checked = 0;
     for (ti, (tname, an)) in analytic.iter().enumerate() {
         let scale = an.iter().fold(1e-3f64, |m, v| m.max(v.abs()));
-        for i in 0..an.len() {
+        for (i, &a) in an.iter().enumerate() {
             let bump = |d: f64| {
                 let mut q = p.clone();
                 let mut ts = q.tensors_mut();
@@ -79,8 +79,8 @@ fn check(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: O
                 loss_of(&q).0
             };
             let num = (bump(h) - bump(-h)) / (2.0 * h);
-            let err = (an[i] - num).abs();
-            assert!(err <= 1e-6 + 1e-4 * scale, "{name}: {tname}[{i}] analytic {} numeric {num}", an[i]);
+            let err = (a - num).abs();
+            assert!(err <= 1e-6 + 1e-4 * scale, "{name}: {tname}[{i}] analytic {a} numeric {num}");
             checked += 1;
         }
     }

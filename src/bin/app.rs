@@ -1,2 +1,12 @@
-//! The explainer page's UI thread: mounts the yew app (built by Trunk for wasm32).
-fn main() {}
+//! The explainer page's UI thread: mounts the yew app (built by Trunk for wasm32; see www/index.html).
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<bertscope::ui::app::Root>::new().render();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("the page is built for wasm32 by Trunk: bash scripts/serve.sh");
+}

@@ -200,7 +200,7 @@ fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn load(dir: &PathBuf) -> Result<Bert> {
+fn load(dir: &std::path::Path) -> Result<Bert> {
     Bert::from_dir(dir).with_context(|| format!("cannot load the model in {}", dir.display()))
 }
 

@@ -40,6 +40,9 @@ pub struct AppState {
     pub error: Option<String>,
     /// Sequence number of the latest edit; a reply for an older one is stale.
     pub edit: u64,
+    /// Sequence number of the latest reply shown (snapshot or message); equals `edit` once the
+    /// page shows the current input.
+    pub shown: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +72,7 @@ impl AppState {
             snapshot: None,
             error: None,
             edit: 1,
+            shown: 0,
         }
     }
 
@@ -166,6 +170,7 @@ impl AppState {
                     if s.seq == self.edit {
                         self.error = None;
                     }
+                    self.shown = self.shown.max(s.seq);
                     self.snapshot = Some(Rc::new(*s));
                 }
             }
@@ -173,6 +178,7 @@ impl AppState {
                 if seq == self.edit {
                     self.error = Some(message);
                     self.snapshot = None;
+                    self.shown = seq;
                 }
             }
         }
@@ -302,6 +308,7 @@ mod tests {
         s.apply(Action::Engine(FromEngine::Failed { seq: s.edit, message: "empty".into() }));
         assert_eq!(s.error.as_deref(), Some("empty"));
         assert!(s.snapshot.is_none());
+        assert_eq!(s.shown, s.edit);
         s.apply(Action::SetText("x".into()));
         s.apply(Action::Engine(FromEngine::Failed { seq: s.edit - 1, message: "stale".into() }));
         assert_eq!(s.error.as_deref(), Some("empty"), "a stale failure is ignored");

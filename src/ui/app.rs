@@ -1,0 +1,237 @@
+//! The page: state in a reducer (`state.rs`), the engine in a Web Worker (`engine.rs`) reached
+//! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
+
+use super::components::{
+    Ablation, AttentionGrid, Badge, ErrorBox, Layers, LoadProgress, Predictions, SnapRef, TextInput, Tokens,
+};
+use super::engine::Engine;
+use super::protocol::{FromEngine, ToEngine};
+use super::state::{Action, AppState, Coalescer, Load};
+use super::url::UrlState;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+use yew_agent::reactor::{use_reactor_bridge, ReactorEvent, ReactorProvider, UseReactorBridgeHandle};
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.apply(action);
+        Rc::new(next)
+    }
+}
+
+/// The worker script Trunk writes next to index.html.
+const WORKER_PATH: &str = "worker.js";
+
+fn location_search() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
+/// `path` resolved against the page (the worker runs from a blob: URL, so it needs absolute URLs).
+fn absolute(path: &str) -> String {
+    let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    web_sys::Url::new_with_base(path, &href).map(|u| u.href()).unwrap_or_else(|_| path.to_string())
+}
+
+fn replace_url(query: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let path = w.location().pathname().unwrap_or_else(|_| "/".into());
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{query}")));
+    }
+}
+
+fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+#[component]
+pub fn Root() -> Html {
+    html! {
+        <ReactorProvider<Engine> path={WORKER_PATH}>
+            <App />
+        </ReactorProvider<Engine>>
+    }
+}
+
+type Bridge = UseReactorBridgeHandle<Engine>;
+
+#[component]
+fn App() -> Html {
+    let state = use_reducer(|| AppState::from_url(&UrlState::parse(&location_search())));
+    let coalescer = use_mut_ref(Coalescer::default);
+    let bridge_cell: Rc<RefCell<Option<Bridge>>> = use_mut_ref(|| None);
+
+    let bridge = {
+        let dispatcher = state.dispatcher();
+        let coalescer = coalescer.clone();
+        let cell = bridge_cell.clone();
+        use_reactor_bridge::<Engine, _>(move |ev| match ev {
+            ReactorEvent::Output(msg) => {
+                let done = match &msg {
+                    FromEngine::Snapshot(s) => Some(s.seq),
+                    FromEngine::Failed { seq, .. } => Some(*seq),
+                    _ => None,
+                };
+                dispatcher.dispatch(Action::Engine(msg));
+                // the reply frees the worker: send the latest input that waited, if any
+                if let Some(next) = done.and_then(|seq| coalescer.borrow_mut().done(seq)) {
+                    if let Some(b) = cell.borrow().as_ref() {
+                        b.send(ToEngine::Explain(next));
+                    }
+                }
+            }
+            ReactorEvent::Finished => {
+                dispatcher.dispatch(Action::Engine(FromEngine::LoadFailed("The engine's worker stopped; reload the page.".into())))
+            }
+        })
+    };
+    *bridge_cell.borrow_mut() = Some(bridge.clone());
+
+    // Load the model once.
+    {
+        let bridge = bridge.clone();
+        let base_url = absolute(&state.model);
+        use_effect_with((), move |_| bridge.send(ToEngine::Load { base_url }));
+    }
+    // Ask for a snapshot whenever the inputs change (and once the model is ready).
+    {
+        let bridge = bridge.clone();
+        let req = state.request();
+        let coalescer = coalescer.clone();
+        use_effect_with((state.edit, state.ready()), move |(_, ready)| {
+            if *ready {
+                if let Some(r) = coalescer.borrow_mut().submit(req) {
+                    bridge.send(ToEngine::Explain(r));
+                }
+            }
+        });
+    }
+    // Keep the URL in step with the state.
+    use_effect_with(state.to_url(), |u| replace_url(&u.to_query()));
+    // Mark the first snapshot on screen (the e2e suite reads it as "interactive").
+    {
+        let has = state.snapshot.is_some();
+        use_effect_with(has, |has| {
+            if *has {
+                mark("bertscope:snapshot");
+            }
+        });
+    }
+
+    let on = |f: fn(String) -> Action| {
+        let d = state.dispatcher();
+        Callback::from(move |v: String| d.dispatch(f(v)))
+    };
+    let on_text = on(Action::SetText);
+    let on_pair = on(Action::SetPair);
+    let on_mask = {
+        let d = state.dispatcher();
+        Callback::from(move |i: usize| d.dispatch(Action::ToggleMask(i)))
+    };
+    let on_head = {
+        let d = state.dispatcher();
+        Callback::from(move |(l, h): (usize, usize)| d.dispatch(Action::ToggleHead(l, h)))
+    };
+    let on_select = {
+        let d = state.dispatcher();
+        Callback::from(move |s: Option<(usize, usize)>| d.dispatch(Action::Select(s)))
+    };
+
+    let info = match &state.load {
+        Load::Ready { info, .. } => Some(info.clone()),
+        _ => None,
+    };
+    let error = match (&state.load, &state.error) {
+        (Load::Failed(m), _) => Some(AttrValue::from(format!("The model could not be loaded: {m}"))),
+        (_, Some(m)) => Some(AttrValue::from(m.clone())),
+        _ => None,
+    };
+    let snap = state.snapshot.clone().map(SnapRef);
+    let placeholder = |what: &str| -> Html {
+        let msg = match (&state.load, &state.error) {
+            (Load::Fetching { .. }, _) => format!("{what} appear once the model has loaded."),
+            (Load::Failed(_), _) => format!("No {} without a model.", what.to_lowercase()),
+            (_, Some(_)) => "See the message above.".to_string(),
+            _ => "Computing…".to_string(),
+        };
+        html! { <p class="placeholder">{ msg }</p> }
+    };
+    let notice = snap.as_ref().filter(|s| s.truncated).map(|s| {
+        html! {
+            <p class="notice" data-testid="notice">
+                { format!("The text is longer than the model can read at once: it was cut to the first {} tokens (the model's maximum).", s.len()) }
+            </p>
+        }
+    });
+
+    html! {
+        <div class="app" id="app" data-edit={state.edit.to_string()} data-shown={state.shown.to_string()} data-ready={state.ready().to_string()}>
+            <header class="top">
+                <div>
+                    <h1>{ "bertscope" }</h1>
+                    <p class="tagline">{ "Type a sentence and watch BERT read it: tokens, attention, and its guesses for [MASK]." }</p>
+                </div>
+                <Badge ms={snap.as_ref().map(|s| s.forward_ms)} />
+            </header>
+            <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model.clone())} />
+            <ErrorBox message={error} />
+
+            <section class="card inputs">
+                <TextInput label="Sentence" testid="text-input" value={AttrValue::from(state.text.clone())}
+                    placeholder="the capital of france is [MASK]." on_change={on_text} />
+                <TextInput label="Second sentence (optional, for a pair)" testid="pair-input" value={AttrValue::from(state.pair.clone())}
+                    placeholder="leave empty for one sentence" on_change={on_pair} />
+                { for notice }
+            </section>
+
+            <section class="card">
+                <h2>{ "1. Tokens" }</h2>
+                <p class="hint">{ "WordPiece splits the text into pieces from a fixed vocabulary; ## marks a piece that continues a word. [CLS] opens, [SEP] ends each sentence. Click a piece to mask it." }</p>
+                { match &snap { Some(s) => html! { <Tokens snapshot={s.clone()} on_toggle={on_mask} /> }, None => placeholder("Tokens") } }
+            </section>
+
+            <section class="card">
+                <h2>{ "2. Masked-word predictions" }</h2>
+                { match &snap {
+                    Some(s) => html! {
+                        <Predictions snapshot={s.clone()} has_pair={!state.pair.trim().is_empty()}
+                            has_mlm={info.as_ref().is_none_or(|i| i.has_mlm)} has_nsp={info.as_ref().is_some_and(|i| i.has_nsp)} />
+                    },
+                    None => placeholder("Predictions"),
+                } }
+            </section>
+
+            <section class="card">
+                <h2>{ "3. Attention, every layer × head" }</h2>
+                <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
+                { match &snap {
+                    Some(s) => html! { <AttentionGrid snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
+                    None => placeholder("Heatmaps"),
+                } }
+            </section>
+
+            <section class="card">
+                <h2>{ "4. Switch heads off" }</h2>
+                { match &info {
+                    Some(i) => html! { <Ablation layers={i.layers} heads={i.heads} off={state.heads_off.clone()} on_toggle={on_head} /> },
+                    None => placeholder("Head switches"),
+                } }
+            </section>
+
+            <section class="card">
+                <h2>{ "5. Layer by layer" }</h2>
+                { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
+            </section>
+
+            <footer class="foot">
+                { "bertscope: every number computed in your browser by the same Rust engine the tests check against PyTorch." }
+            </footer>
+        </div>
+    }
+}

@@ -1,0 +1,47 @@
+//! Attention of every layer x head as thumbnails (rows = layers, columns = heads), with the legend;
+//! a click enlarges one below the grid.
+
+use super::{Heatmap, HeatmapDetail, Legend, SnapRef};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub snapshot: SnapRef,
+    pub selected: Option<(usize, usize)>,
+    pub on_select: Callback<Option<(usize, usize)>>,
+}
+
+#[component]
+pub fn AttentionGrid(p: &Props) -> Html {
+    let s = &p.snapshot;
+    let max = s.attention.iter().flat_map(|a| a.iter().copied()).fold(0.0f32, f32::max);
+    let select = {
+        let cb = p.on_select.clone();
+        Callback::from(move |lh: (usize, usize)| cb.emit(Some(lh)))
+    };
+    let close = {
+        let cb = p.on_select.clone();
+        Callback::from(move |_: ()| cb.emit(None))
+    };
+    let rows = (0..s.layers).map(|l| {
+        let cells = (0..s.heads).map(|h| {
+            html! {
+                <Heatmap snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)}
+                    selected={p.selected == Some((l, h))} on_select={select.clone()} />
+            }
+        });
+        html! { <div class="grid-row"><span class="row-label">{ format!("layer {l}") }</span>{ for cells }</div> }
+    });
+    let detail = p.selected.filter(|&(l, h)| l < s.layers && h < s.heads).map(|(l, h)| {
+        html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} /> }
+    });
+    html! {
+        <div class="attention">
+            <Legend {max} />
+            <div class="attention-grid" data-testid="attention-grid" data-layers={s.layers.to_string()} data-heads={s.heads.to_string()}>
+                { for rows }
+            </div>
+            { for detail }
+        </div>
+    }
+}

@@ -1,0 +1,67 @@
+//! One head's attention as a thumbnail: a T x T canvas, one pixel per (query, key) cell in viridis,
+//! scaled up by CSS. Click to enlarge.
+
+use super::SnapRef;
+use crate::explain::colormap;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use yew::prelude::*;
+
+/// Draws `values` (n * n, row-major, in [0, 1]) into the canvas, one pixel per cell.
+pub(super) fn draw(canvas: &NodeRef, values: &[f32], n: usize) -> Option<()> {
+    let c = canvas.cast::<HtmlCanvasElement>()?;
+    if n == 0 || values.len() != n * n {
+        return None;
+    }
+    c.set_width(n as u32);
+    c.set_height(n as u32);
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").ok()??.dyn_into().ok()?;
+    let px = colormap::rgba(values);
+    let img = ImageData::new_with_u8_clamped_array_and_sh(Clamped(px.as_slice()), n as u32, n as u32).ok()?;
+    ctx.put_image_data(&img, 0.0, 0.0).ok()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub snapshot: SnapRef,
+    pub layer: usize,
+    pub head: usize,
+    /// The head is switched off (ablation).
+    pub off: bool,
+    pub selected: bool,
+    pub on_select: Callback<(usize, usize)>,
+}
+
+#[component]
+pub fn Heatmap(p: &Props) -> Html {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
+            draw(&canvas, s.head(*l, *h), s.len());
+        });
+    }
+    let (l, h) = (p.layer, p.head);
+    let onclick = {
+        let cb = p.on_select.clone();
+        Callback::from(move |_: MouseEvent| cb.emit((l, h)))
+    };
+    let onkeydown = {
+        let cb = p.on_select.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                cb.emit((l, h));
+            }
+        })
+    };
+    let label = format!("layer {l} · head {h}{}", if p.off { " (off)" } else { "" });
+    html! {
+        <figure class={classes!("thumb", p.off.then_some("off"), p.selected.then_some("selected"))}>
+            <canvas ref={canvas} data-testid="heatmap" data-layer={l.to_string()} data-head={h.to_string()}
+                tabindex="0" role="button" aria-label={format!("attention of {label}; press Enter to enlarge")}
+                title="click to enlarge" {onclick} {onkeydown} />
+            <figcaption>{ label }</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,135 @@
+//! One head enlarged: the T x T attention with the query tokens down the side and the key tokens
+//! across the top; hovering (or moving with the arrow keys) shows the exact value of a cell and the
+//! formula it comes from.
+
+use super::heatmap::draw;
+use super::{fmt_prob, show_token, SnapRef};
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// Side of the enlarged matrix in CSS pixels (at most), and the smallest cell that gets labels.
+const SIDE: usize = 560;
+const MIN_LABELLED_CELL: usize = 10;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub snapshot: SnapRef,
+    pub layer: usize,
+    pub head: usize,
+    pub off: bool,
+    pub on_close: Callback<()>,
+}
+
+#[component]
+pub fn HeatmapDetail(p: &Props) -> Html {
+    let s = &p.snapshot;
+    let n = s.len();
+    let canvas = use_node_ref();
+    let cell_at = use_state(|| None::<(usize, usize)>); // (query row, key column)
+    {
+        let canvas = canvas.clone();
+        use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
+            draw(&canvas, s.head(*l, *h), s.len());
+        });
+    }
+    let cell = (SIDE / n.max(1)).clamp(1, 28);
+    let side = cell * n;
+    let labelled = cell >= MIN_LABELLED_CELL;
+
+    let onmousemove = {
+        let cell_at = cell_at.clone();
+        Callback::from(move |e: MouseEvent| {
+            let c: HtmlCanvasElement = e.target_unchecked_into();
+            let (w, h) = (c.client_width().max(1) as f64, c.client_height().max(1) as f64);
+            let col = ((e.offset_x() as f64 / w) * n as f64).floor() as isize;
+            let row = ((e.offset_y() as f64 / h) * n as f64).floor() as isize;
+            if (0..n as isize).contains(&row) && (0..n as isize).contains(&col) {
+                cell_at.set(Some((row as usize, col as usize)));
+            }
+        })
+    };
+    let onkeydown = {
+        let cell_at = cell_at.clone();
+        let close = p.on_close.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let (r, c) = cell_at.unwrap_or((0, 0));
+            let next = match e.key().as_str() {
+                "ArrowUp" => (r.saturating_sub(1), c),
+                "ArrowDown" => ((r + 1).min(n - 1), c),
+                "ArrowLeft" => (r, c.saturating_sub(1)),
+                "ArrowRight" => (r, (c + 1).min(n - 1)),
+                "Escape" => return close.emit(()),
+                _ => return,
+            };
+            e.prevent_default();
+            cell_at.set(Some(next));
+        })
+    };
+    let onfocus = {
+        let cell_at = cell_at.clone();
+        Callback::from(move |_: FocusEvent| {
+            if cell_at.is_none() {
+                cell_at.set(Some((0, 0)));
+            }
+        })
+    };
+    let close = {
+        let cb = p.on_close.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+
+    let values = s.head(p.layer, p.head);
+    let tok = |i: usize| s.tokens.get(i).map(|t| show_token(&t.text)).unwrap_or_default();
+    let at = (*cell_at).filter(|&(r, c)| r < n && c < n);
+    let readout = match at {
+        Some((r, c)) => {
+            let v = values[r * n + c];
+            let row_sum: f32 = values[r * n..(r + 1) * n].iter().sum();
+            html! {
+                <>
+                    <p class="readout" data-testid="hover-value" data-row={r.to_string()} data-col={c.to_string()} data-value={v.to_string()}>
+                        { format!("query {r} \"{}\" attends to key {c} \"{}\": {}", tok(r), tok(c), fmt_prob(v)) }
+                    </p>
+                    <p class="formula">
+                        { format!("P[{r}, {c}] = softmax over j of (q{r} · kj / √d_k) at j = {c} = {}; row {r} sums to {:.4}", fmt_prob(v), row_sum) }
+                    </p>
+                </>
+            }
+        }
+        None => html! { <p class="readout muted" data-testid="hover-value">{ "Hover over a cell (or focus the matrix and use the arrow keys) to read its value." }</p> },
+    };
+    let marker = at.map(|(r, c)| {
+        let pct = 100.0 / n as f64;
+        let style = format!("left: {}%; top: {}%; width: {pct}%; height: {pct}%", c as f64 * pct, r as f64 * pct);
+        html! { <span class="cell-marker" {style} /> }
+    });
+    let col_labels = labelled.then(|| {
+        let items = (0..n).map(|i| html! { <span class={classes!((at.map(|a| a.1) == Some(i)).then_some("hot"))}>{ tok(i) }</span> });
+        html! { <div class="col-labels" style={format!("width: {side}px; --cell: {cell}px")}>{ for items }</div> }
+    });
+    let row_labels = labelled.then(|| {
+        let items = (0..n).map(|i| html! { <span class={classes!((at.map(|a| a.0) == Some(i)).then_some("hot"))}>{ tok(i) }</span> });
+        html! { <div class="row-labels" style={format!("height: {side}px; --cell: {cell}px")}>{ for items }</div> }
+    });
+    html! {
+        <section class="detail" data-testid="heatmap-detail" data-layer={p.layer.to_string()} data-head={p.head.to_string()}>
+            <header>
+                <h3>{ format!("Layer {} · head {}{}", p.layer, p.head, if p.off { " (switched off: its output is multiplied by 0)" } else { "" }) }</h3>
+                <button class="close" onclick={close} aria-label="close the enlarged heatmap">{ "×" }</button>
+            </header>
+            <p class="axes">{ "Rows: the token that looks (query). Columns: the token it looks at (key)." }</p>
+            <div class="matrix">
+                <div class="corner" />
+                { for col_labels }
+                { for row_labels }
+                <div class="canvas-wrap" style={format!("width: {side}px; height: {side}px")}>
+                    <canvas ref={canvas} class="big" style={format!("width: {side}px; height: {side}px")}
+                        tabindex="0" aria-label="attention matrix; arrow keys move, Escape closes"
+                        {onmousemove} {onkeydown} {onfocus} />
+                    { for marker }
+                </div>
+            </div>
+            { readout }
+        </section>
+    }
+}

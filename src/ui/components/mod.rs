@@ -1,0 +1,57 @@
+//! The page's views: small components that take props (a snapshot, callbacks) and render them.
+
+mod ablation;
+mod attention_grid;
+mod badge;
+mod error_box;
+mod heatmap;
+mod heatmap_detail;
+mod layers;
+mod legend;
+mod predictions;
+mod progress;
+mod text_input;
+mod tokens;
+
+pub use ablation::Ablation;
+pub use attention_grid::AttentionGrid;
+pub use badge::Badge;
+pub use error_box::ErrorBox;
+pub use heatmap::Heatmap;
+pub use heatmap_detail::HeatmapDetail;
+pub use layers::Layers;
+pub use legend::Legend;
+pub use predictions::Predictions;
+pub use progress::LoadProgress;
+pub use text_input::TextInput;
+pub use tokens::Tokens;
+
+use crate::explain::Snapshot;
+use std::rc::Rc;
+
+/// A snapshot shared by the views; two are equal when they are the same snapshot (no deep compare).
+#[derive(Clone, Debug)]
+pub struct SnapRef(pub Rc<Snapshot>);
+
+impl PartialEq for SnapRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for SnapRef {
+    type Target = Snapshot;
+    fn deref(&self) -> &Snapshot {
+        &self.0
+    }
+}
+
+/// A probability as text with 4 decimals.
+pub fn fmt_prob(p: f32) -> String {
+    format!("{p:.4}")
+}
+
+/// A token for display: visible markers for whitespace-free pieces.
+pub fn show_token(t: &str) -> String {
+    if t.is_empty() { "∅".into() } else { t.to_string() }
+}

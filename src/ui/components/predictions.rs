@@ -1,0 +1,60 @@
+//! Masked-word predictions: the top-k tokens at each [MASK] with their probabilities, and the
+//! next-sentence probability when there are two sentences.
+
+use super::{fmt_prob, SnapRef};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub snapshot: SnapRef,
+    pub has_pair: bool,
+    pub has_mlm: bool,
+    pub has_nsp: bool,
+}
+
+#[component]
+pub fn Predictions(p: &Props) -> Html {
+    let s = &p.snapshot;
+    let groups = s.predictions.iter().map(|m| {
+        let was = s.tokens.get(m.position).and_then(|t| t.masked_from.clone());
+        let head = match was {
+            Some(w) => format!("[MASK] at position {} (was \"{w}\")", m.position),
+            None => format!("[MASK] at position {}", m.position),
+        };
+        let rows = m.top.iter().map(|x| {
+            let width = format!("width: {:.1}%", (x.prob * 100.0).clamp(0.0, 100.0));
+            html! {
+                <li data-token={x.token.clone()} data-prob={x.prob.to_string()} data-id={x.id.to_string()}>
+                    <span class="word">{ x.token.clone() }</span>
+                    <span class="bar"><span class="fill" style={width} /></span>
+                    <span class="prob">{ fmt_prob(x.prob) }</span>
+                </li>
+            }
+        });
+        html! {
+            <div class="mask-group" data-position={m.position.to_string()}>
+                <h3>{ head }</h3>
+                <ol>{ for rows }</ol>
+            </div>
+        }
+    });
+    let hint = if !p.has_mlm {
+        Some("This model has no masked-LM head, so it cannot predict words.")
+    } else if s.predictions.is_empty() {
+        Some("No [MASK] yet: type [MASK] in the sentence, or click a token above to mask it.")
+    } else {
+        None
+    };
+    let nsp = match (p.has_pair, s.is_next, p.has_nsp) {
+        (true, Some(q), _) => html! { <p class="nsp" data-testid="nsp" data-prob={q.to_string()}>{ format!("P(sentence B follows A) = {}", fmt_prob(q)) }</p> },
+        (true, None, false) => html! { <p class="nsp muted">{ "This model has no next-sentence head, so no NSP probability." }</p> },
+        _ => html! {},
+    };
+    html! {
+        <div class="predictions" data-testid="predictions" data-seq={s.seq.to_string()}>
+            if let Some(h) = hint { <p class="hint">{ h }</p> }
+            { for groups }
+            { nsp }
+        </div>
+    }
+}

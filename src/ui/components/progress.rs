@@ -1,0 +1,44 @@
+//! The model download: a progress bar in bytes while it loads, then what was loaded.
+
+use crate::ui::state::Load;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub load: Load,
+    pub model: AttrValue,
+}
+
+fn mb(b: u64) -> String {
+    format!("{:.1} MB", b as f64 / 1e6)
+}
+
+#[component]
+pub fn LoadProgress(p: &Props) -> Html {
+    match &p.load {
+        Load::Fetching { loaded, total } => {
+            let of = if *total > 0 { format!("{} / {}", mb(*loaded), mb(*total)) } else { mb(*loaded) };
+            html! {
+                <div class="load" data-testid="load-progress" data-state="loading" data-loaded={loaded.to_string()} data-total={total.to_string()}>
+                    <span>{ format!("Loading the model {}: ", p.model) }</span>
+                    <progress max={total.max(&1).to_string()} value={loaded.to_string()} />
+                    <span class="bytes">{ of }</span>
+                </div>
+            }
+        }
+        Load::Ready { info, bytes, ms } => html! {
+            <div class="load done" data-testid="load-progress" data-state="done" data-loaded={bytes.to_string()} data-total={bytes.to_string()}>
+                { format!(
+                    "Model {}: {} layers × {} heads, hidden {}, FFN {}, vocabulary {}, {:.2} M parameters ({} in {:.0} ms){}{}",
+                    p.model, info.layers, info.heads, info.hidden, info.intermediate, info.vocab,
+                    info.params as f64 / 1e6, mb(*bytes), ms,
+                    if info.has_mlm { "" } else { "; no MLM head, so no predictions" },
+                    if info.has_nsp { "; NSP head" } else { "" },
+                ) }
+            </div>
+        },
+        Load::Failed(_) => html! {
+            <div class="load failed" data-testid="load-progress" data-state="failed">{ format!("The model {} could not be loaded.", p.model) }</div>
+        },
+    }
+}
