@@ -28,7 +28,17 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn tokenizer_json_matches_hf_fast_tokenizer() {
-    let bytes = std::fs::read(root().join("www/models/bert-tiny-base/tokenizer.json")).unwrap();
+    check_tokenizer_json("www/models/bert-tiny-base/tokenizer.json");
+}
+
+#[test]
+fn the_shipped_models_rewritten_tokenizer_json_still_matches() {
+    // www/models/default/tokenizer.json was written back by `bertscope train` (BertTokenizer::to_json)
+    check_tokenizer_json("www/models/default/tokenizer.json");
+}
+
+fn check_tokenizer_json(path: &str) {
+    let bytes = std::fs::read(root().join(path)).unwrap();
     let tok = BertTokenizer::from_tokenizer_json(&bytes, 512).unwrap();
     let cases = cases();
     assert!(cases.len() >= 20);

@@ -1,0 +1,29 @@
+//! The shipped model's cloze scores are what its model card says (recomputed here), and the base
+//! model's are what the card says they were before training.
+
+use bertscope::bundle::Bert;
+use bertscope::infer::{cloze, parse_cloze};
+use std::path::PathBuf;
+
+fn card_score(card: &str, label: &str) -> serde_json::Value {
+    let line = card.lines().find(|l| l.starts_with(&format!(": {label}:"))).unwrap_or_else(|| panic!("no `{label}` line"));
+    let json = line.split('`').nth(1).expect("score in backticks");
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn model_card_scores_are_reproduced() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let items = parse_cloze(&std::fs::read_to_string(root.join("benches/cloze.jsonl")).unwrap()).unwrap();
+    assert!(items.len() >= 100);
+    let card = std::fs::read_to_string(root.join("www/models/default/MODEL_CARD.md")).unwrap();
+    for (dir, label) in [("www/models/default", "after"), ("www/models/bert-tiny-base", "before")] {
+        let s = cloze(&Bert::from_dir(&root.join(dir)).unwrap(), &items).unwrap();
+        let want = card_score(&card, label);
+        assert_eq!(s.n as u64, want["n"].as_u64().unwrap());
+        for k in ["top1", "top5"] {
+            let got = if k == "top1" { s.top1 } else { s.top5 };
+            assert!((got - want[k].as_f64().unwrap()).abs() < 1e-9, "{dir} {k}: {got} vs card {}", want[k]);
+        }
+    }
+}
