@@ -86,9 +86,10 @@ pub struct BertConfig {
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
-/// Upper bound on the elements of any one tensor a config may ask for (4 G floats = 16 GiB),
-/// so a hostile config fails with a message instead of an allocation abort.
-const MAX_ELEMS: usize = 1 << 32;
+/// Upper bound on the elements of any one tensor a config may ask for (4 G floats = 16 GiB; on
+/// 32-bit targets such as wasm32, 256 M floats = 1 GiB), so a hostile config fails with a message
+/// instead of an allocation abort.
+const MAX_ELEMS: u64 = if usize::BITS >= 64 { 1 << 32 } else { 1 << 28 };
 
 impl BertConfig {
     pub fn from_json(text: &str) -> Result<Self> {
@@ -139,7 +140,7 @@ impl BertConfig {
             ("max_position_embeddings x hidden_size", self.max_position_embeddings, self.hidden_size),
             ("type_vocab_size x hidden_size", self.type_vocab_size, self.hidden_size),
         ] {
-            if a.checked_mul(b).is_none_or(|n| n > MAX_ELEMS) {
+            if a.checked_mul(b).is_none_or(|n| n as u64 > MAX_ELEMS) {
                 return bad(format!("{name} = {a} x {b} is too large"));
             }
         }

@@ -4,9 +4,22 @@ use crate::real::Real;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2, Axis};
 
+/// Up to this many rows, `linear_forward` does matrix-vector products instead of a GEMM.
+const GEMV_ROWS: usize = 4;
+
 /// x (N, IN), w (OUT, IN), b (OUT) -> y (N, OUT)
 pub fn linear_forward<T: Real>(x: ArrayView2<T>, w: ArrayView2<T>, b: Option<ArrayView1<T>>) -> Array2<T> {
-    let mut y = x.dot(&w.t()); // (N, OUT)
+    let mut y = if x.nrows() <= GEMV_ROWS && w.is_standard_layout() {
+        // A few rows (the MLM decoder at a handful of [MASK]s): one matrix-vector product per row
+        // reads W once per row and skips the GEMM's packing of all of W (V x H for the decoder).
+        let mut y = Array2::zeros((x.nrows(), w.nrows()));
+        for (mut yr, xr) in y.rows_mut().into_iter().zip(x.rows()) {
+            yr.assign(&w.dot(&xr)); // (OUT)
+        }
+        y
+    } else {
+        x.dot(&w.t()) // (N, OUT)
+    };
     if let Some(b) = b {
         y += &b;
     }
@@ -51,5 +64,17 @@ mod tests {
         check_grad("dx", &x, &dx, |x| loss(x, &w, &b));
         check_grad("dw", &w, &dw, |w| loss(&x, w, &b));
         check_grad("db", &b, &db, |b| loss(&x, &w, b));
+    }
+
+    #[test]
+    fn few_rows_take_the_matrix_vector_path_and_agree_with_gemm() {
+        let w: Array2<f64> = rand_array(&[9, 6], 5).into_dimensionality().unwrap();
+        let b: Array1<f64> = rand_array(&[9], 6).into_dimensionality().unwrap();
+        for n in [1, GEMV_ROWS, GEMV_ROWS + 1] {
+            let x: Array2<f64> = rand_array(&[n, 6], 7).into_dimensionality().unwrap();
+            let y = linear_forward(x.view(), w.view(), Some(b.view()));
+            let want = x.dot(&w.t()) + &b;
+            assert!((&y - &want).iter().all(|d| d.abs() < 1e-12), "n = {n}");
+        }
     }
 }
