@@ -7,11 +7,15 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
-/// Draws `values` (n * n, row-major, in [0, 1]) into the canvas, one pixel per cell.
-pub(super) fn draw(canvas: &NodeRef, values: &[f32], n: usize) -> Option<()> {
+/// Draws `values` (n * n, row-major, in [0, 1]) into the canvas, one pixel per cell, unless
+/// `only_if_blank` and the canvas already has that size (drawn).
+pub(super) fn draw(canvas: &NodeRef, values: &[f32], n: usize, only_if_blank: bool) -> Option<()> {
     let c = canvas.cast::<HtmlCanvasElement>()?;
     if n == 0 || values.len() != n * n {
         return None;
+    }
+    if only_if_blank && c.width() == n as u32 && c.height() == n as u32 {
+        return Some(());
     }
     c.set_width(n as u32);
     c.set_height(n as u32);
@@ -38,7 +42,14 @@ pub fn Heatmap(p: &Props) -> Html {
     {
         let canvas = canvas.clone();
         use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
-            draw(&canvas, s.head(*l, *h), s.len());
+            draw(&canvas, s.head(*l, *h), s.len(), false);
+        });
+    }
+    {
+        // a canvas the DOM diff replaced comes back blank: draw it again
+        let (canvas, s, l, h) = (canvas.clone(), p.snapshot.clone(), p.layer, p.head);
+        use_effect(move || {
+            draw(&canvas, s.head(l, h), s.len(), true);
         });
     }
     let (l, h) = (p.layer, p.head);

@@ -29,7 +29,14 @@ pub fn HeatmapDetail(p: &Props) -> Html {
     {
         let canvas = canvas.clone();
         use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
-            draw(&canvas, s.head(*l, *h), s.len());
+            draw(&canvas, s.head(*l, *h), s.len(), false);
+        });
+    }
+    {
+        // a canvas the DOM diff replaced comes back blank: draw it again
+        let (canvas, s, l, h) = (canvas.clone(), p.snapshot.clone(), p.layer, p.head);
+        use_effect(move || {
+            draw(&canvas, s.head(l, h), s.len(), true);
         });
     }
     let cell = (SIDE / n.max(1)).clamp(1, 28);
@@ -86,23 +93,28 @@ pub fn HeatmapDetail(p: &Props) -> Html {
             let v = values[r * n + c];
             let row_sum: f32 = values[r * n..(r + 1) * n].iter().sum();
             html! {
-                <>
+                <div class="readouts">
                     <p class="readout" data-testid="hover-value" data-row={r.to_string()} data-col={c.to_string()} data-value={v.to_string()}>
                         { format!("query {r} \"{}\" attends to key {c} \"{}\": {}", tok(r), tok(c), fmt_prob(v)) }
                     </p>
                     <p class="formula">
                         { format!("P[{r}, {c}] = softmax over j of (q{r} · kj / √d_k) at j = {c} = {}; row {r} sums to {:.4}", fmt_prob(v), row_sum) }
                     </p>
-                </>
+                </div>
             }
         }
-        None => html! { <p class="readout muted" data-testid="hover-value">{ "Hover over a cell (or focus the matrix and use the arrow keys) to read its value." }</p> },
+        None => html! {
+            <div class="readouts">
+                <p class="readout muted" data-testid="hover-value">{ "Hover over a cell (or focus the matrix and use the arrow keys) to read its value." }</p>
+                <p class="formula">{ "P[i, j] = softmax over j of (qi · kj / √d_k): how much token i takes from token j." }</p>
+            </div>
+        },
     };
-    let marker = at.map(|(r, c)| {
-        let pct = 100.0 / n as f64;
-        let style = format!("left: {}%; top: {}%; width: {pct}%; height: {pct}%", c as f64 * pct, r as f64 * pct);
-        html! { <span class="cell-marker" {style} /> }
-    });
+    let pct = 100.0 / n.max(1) as f64;
+    let marker_style = match at {
+        Some((r, c)) => format!("left: {}%; top: {}%; width: {pct}%; height: {pct}%", c as f64 * pct, r as f64 * pct),
+        None => "display: none".to_string(),
+    };
     let col_labels = labelled.then(|| {
         let items = (0..n).map(|i| html! { <span class={classes!((at.map(|a| a.1) == Some(i)).then_some("hot"))}>{ tok(i) }</span> });
         html! { <div class="col-labels" style={format!("width: {side}px; --cell: {cell}px")}>{ for items }</div> }
@@ -126,7 +138,7 @@ pub fn HeatmapDetail(p: &Props) -> Html {
                     <canvas ref={canvas} class="big" style={format!("width: {side}px; height: {side}px")}
                         tabindex="0" aria-label="attention matrix; arrow keys move, Escape closes"
                         {onmousemove} {onkeydown} {onfocus} />
-                    { for marker }
+                    <span class="cell-marker" style={marker_style} />
                 </div>
             </div>
             { readout }

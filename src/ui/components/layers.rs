@@ -17,6 +17,10 @@ pub fn Layers(p: &Props) -> Html {
     let rows = s.hidden.iter().enumerate().map(|(i, h)| {
         let name = if i == 0 { "embeddings".to_string() } else { format!("after layer {}", i - 1) };
         let cells = h.norm.iter().zip(&h.cos_prev).map(|(&norm, &cos)| {
+            if i == 0 {
+                // the embeddings have no "before": no colour
+                return html! { <td class="plain" title={format!("|h| = {norm:.3}")}>{ format!("{norm:.1}") }</td> };
+            }
             let c = cos.clamp(0.0, 1.0);
             let style = format!("background: {}; color: {}", viridis_hex(c), text_on(c));
             html! { <td {style} title={format!("|h| = {norm:.3}, cos with the vector before = {cos:.4}")}>{ format!("{norm:.1}") }</td> }
@@ -30,7 +34,7 @@ pub fn Layers(p: &Props) -> Html {
     });
     html! {
         <div class="layers" data-testid="layers">
-            <p class="hint">{ "Numbers: length of each token's vector. Colour: cosine similarity with the same token's vector before the step (bright = barely changed, dark = turned a lot); the residual + LayerNorm keeps most of it." }</p>
+            <p class="hint">{ "Numbers: length of each token's vector (hidden size H). Colour: cosine similarity with the same token's vector before the layer, on the viridis scale from 0 (dark: turned a lot) to 1 (bright: barely changed). Each layer is attention + residual + LayerNorm, then the FFN + residual + LayerNorm." }</p>
             <div class="table-wrap">
                 <table>
                     <thead><tr><th />{ for head }</tr></thead>

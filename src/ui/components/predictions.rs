@@ -12,10 +12,14 @@ pub struct Props {
     pub has_nsp: bool,
 }
 
+/// At most this many [MASK] positions are listed (a pasted text can hold hundreds).
+const MAX_GROUPS: usize = 12;
+
 #[component]
 pub fn Predictions(p: &Props) -> Html {
     let s = &p.snapshot;
-    let groups = s.predictions.iter().map(|m| {
+    let hidden = s.predictions.len().saturating_sub(MAX_GROUPS);
+    let groups = s.predictions.iter().take(MAX_GROUPS).map(|m| {
         let was = s.tokens.get(m.position).and_then(|t| t.masked_from.clone());
         let head = match was {
             Some(w) => format!("[MASK] at position {} (was \"{w}\")", m.position),
@@ -54,6 +58,7 @@ pub fn Predictions(p: &Props) -> Html {
         <div class="predictions" data-testid="predictions" data-seq={s.seq.to_string()}>
             if let Some(h) = hint { <p class="hint">{ h }</p> }
             { for groups }
+            if hidden > 0 { <p class="hint">{ format!("… and {hidden} more [MASK] positions, not listed.") }</p> }
             { nsp }
         </div>
     }

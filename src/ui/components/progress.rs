@@ -13,14 +13,20 @@ fn mb(b: u64) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
 
+/// `models/default/` -> `default`.
+fn short(model: &str) -> &str {
+    model.trim_end_matches('/').rsplit('/').next().unwrap_or(model)
+}
+
 #[component]
 pub fn LoadProgress(p: &Props) -> Html {
+    let name = short(&p.model);
     match &p.load {
         Load::Fetching { loaded, total } => {
             let of = if *total > 0 { format!("{} / {}", mb(*loaded), mb(*total)) } else { mb(*loaded) };
             html! {
                 <div class="load" data-testid="load-progress" data-state="loading" data-loaded={loaded.to_string()} data-total={total.to_string()}>
-                    <span>{ format!("Loading the model {}: ", p.model) }</span>
+                    <span>{ format!("Loading the model \"{name}\": ") }</span>
                     <progress max={total.max(&1).to_string()} value={loaded.to_string()} />
                     <span class="bytes">{ of }</span>
                 </div>
@@ -29,8 +35,8 @@ pub fn LoadProgress(p: &Props) -> Html {
         Load::Ready { info, bytes, ms } => html! {
             <div class="load done" data-testid="load-progress" data-state="done" data-loaded={bytes.to_string()} data-total={bytes.to_string()}>
                 { format!(
-                    "Model {}: {} layers × {} heads, hidden {}, FFN {}, vocabulary {}, {:.2} M parameters ({} in {:.0} ms){}{}",
-                    p.model, info.layers, info.heads, info.hidden, info.intermediate, info.vocab,
+                    "Model \"{name}\": {} layers × {} heads, hidden {}, FFN {}, vocabulary {}, {:.2} M parameters ({} loaded in {:.0} ms){}{}",
+                    info.layers, info.heads, info.hidden, info.intermediate, info.vocab,
                     info.params as f64 / 1e6, mb(*bytes), ms,
                     if info.has_mlm { "" } else { "; no MLM head, so no predictions" },
                     if info.has_nsp { "; NSP head" } else { "" },
@@ -38,7 +44,10 @@ pub fn LoadProgress(p: &Props) -> Html {
             </div>
         },
         Load::Failed(_) => html! {
-            <div class="load failed" data-testid="load-progress" data-state="failed">{ format!("The model {} could not be loaded.", p.model) }</div>
+            <div class="load failed" data-testid="load-progress" data-state="failed">
+                { format!("The model \"{name}\" could not be loaded (details below). ") }
+                if name != "default" { <a href="./">{ "Open the page with the default model." }</a> }
+            </div>
         },
     }
 }
