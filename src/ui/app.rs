@@ -171,7 +171,10 @@ fn App() -> Html {
     });
 
     html! {
-        <div class="app" id="app" data-edit={state.edit.to_string()} data-shown={state.shown.to_string()} data-ready={state.ready().to_string()}>
+        <div class="app" id="app">
+            // for scripts (the e2e suite): the latest edit, the latest one shown, model ready; kept
+            // off the root so a keystroke does not restyle the whole page
+            <span id="status" hidden=true data-edit={state.edit.to_string()} data-shown={state.shown.to_string()} data-ready={state.ready().to_string()} />
             <header class="top">
                 <div>
                     <h1>{ "bertscope" }</h1>
