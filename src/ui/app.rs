@@ -195,7 +195,7 @@ fn App() -> Html {
 
             <section class="card">
                 <h2>{ "1. Tokens" }</h2>
-                <p class="hint">{ "WordPiece splits the text into pieces from a fixed vocabulary; ## marks a piece that continues a word. [CLS] opens, [SEP] ends each sentence. Click a piece to mask it." }</p>
+                <p class="hint">{ "WordPiece splits the text into pieces from a fixed vocabulary; ## marks a piece that continues a word. [CLS] opens, [SEP] ends each sentence; the underline is the segment (blue: sentence A, orange: sentence B). Click a piece to mask it." }</p>
                 { match &snap { Some(s) => html! { <Tokens snapshot={s.clone()} on_toggle={on_mask} /> }, None => placeholder("Tokens") } }
             </section>
 
@@ -211,19 +211,19 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "3. Attention, every layer × head" }</h2>
-                <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
-                { match &snap {
-                    Some(s) => html! { <AttentionGrid snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
-                    None => placeholder("Heatmaps"),
+                <h2>{ "3. Switch heads off" }</h2>
+                { match &info {
+                    Some(i) => html! { <Ablation layers={i.layers} heads={i.heads} off={state.heads_off.clone()} on_toggle={on_head} /> },
+                    None => placeholder("Head switches"),
                 } }
             </section>
 
             <section class="card">
-                <h2>{ "4. Switch heads off" }</h2>
-                { match &info {
-                    Some(i) => html! { <Ablation layers={i.layers} heads={i.heads} off={state.heads_off.clone()} on_toggle={on_head} /> },
-                    None => placeholder("Head switches"),
+                <h2>{ "4. Attention, every layer × head" }</h2>
+                <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
+                { match &snap {
+                    Some(s) => html! { <AttentionGrid snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
+                    None => placeholder("Heatmaps"),
                 } }
             </section>
 

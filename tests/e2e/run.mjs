@@ -210,7 +210,8 @@ async function main() {
       const dimmed = await page.$$eval(".thumb.off", (els) => els.length);
       assert(dimmed === 3, `switched-off heatmaps marked: ${dimmed}`);
       assert(page.url().includes("off="), `heads in the URL: ${page.url()}`);
-      await shot(page, "08-ablation", `section:has(${sel("ablation")})`);
+      await page.locator(sel("predictions")).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, "08-ablation.png") });
       for (const [l, h] of [[0, 0], [0, 1], [1, 0]]) {
         await page.click(`${sel("head-toggle")}[data-layer="${l}"][data-head="${h}"]`);
         await settled(page);
@@ -223,6 +224,7 @@ async function main() {
       const detail = page.locator(sel("heatmap-detail"));
       await detail.waitFor({ timeout: TIMEOUT });
       const canvas = detail.locator("canvas");
+      await canvas.scrollIntoViewIfNeeded();
       const box = await canvas.boundingBox();
       const n = await page.$$eval(`${sel("tokens")} > *`, (els) => els.length);
       // the cell of query 1, key 2

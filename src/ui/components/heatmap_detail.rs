@@ -39,6 +39,22 @@ pub fn HeatmapDetail(p: &Props) -> Html {
             draw(&canvas, s.head(l, h), s.len(), true);
         });
     }
+    let section = use_node_ref();
+    {
+        // opened from a thumbnail (it has the focus): bring the enlarged view into sight
+        let section = section.clone();
+        use_effect_with((p.layer, p.head), move |_| {
+            let from_thumb = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.active_element())
+                .is_some_and(|e| e.get_attribute("data-testid").as_deref() == Some("heatmap"));
+            if let (true, Some(el)) = (from_thumb, section.cast::<web_sys::Element>()) {
+                let opts = web_sys::ScrollIntoViewOptions::new();
+                opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                el.scroll_into_view_with_scroll_into_view_options(&opts);
+            }
+        });
+    }
     let cell = (SIDE / n.max(1)).clamp(1, 28);
     let side = cell * n;
     let labelled = cell >= MIN_LABELLED_CELL;
@@ -124,7 +140,7 @@ pub fn HeatmapDetail(p: &Props) -> Html {
         html! { <div class="row-labels" style={format!("height: {side}px; --cell: {cell}px")}>{ for items }</div> }
     });
     html! {
-        <section class="detail" data-testid="heatmap-detail" data-layer={p.layer.to_string()} data-head={p.head.to_string()}>
+        <section ref={section} class="detail" data-testid="heatmap-detail" data-layer={p.layer.to_string()} data-head={p.head.to_string()}>
             <header>
                 <h3>{ format!("Layer {} · head {}{}", p.layer, p.head, if p.off { " (switched off: its output is multiplied by 0)" } else { "" }) }</h3>
                 <button class="close" onclick={close} aria-label="close the enlarged heatmap">{ "×" }</button>
