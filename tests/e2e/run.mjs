@@ -299,15 +299,37 @@ async function main() {
       assert(pageErrors.length === 0, `page errors: ${pageErrors.join(" | ")}`);
     });
 
-    await test("rapid typing: the page keeps up and ends on the last text", async () => {
-      const input = page.locator(sel("text-input"));
+    await test("rapid typing: requests are coalesced and the page ends on the last text", async () => {
+      // count the messages the page posts to the engine's worker
+      const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      const p = await ctx.newPage();
+      p.on("pageerror", (e) => pageErrors.push(String(e)));
+      await p.addInitScript(() => {
+        window.__sent = 0;
+        const W = window.Worker;
+        window.Worker = function (...args) {
+          const w = new W(...args);
+          const post = w.postMessage.bind(w);
+          w.postMessage = (...m) => { window.__sent++; return post(...m); };
+          return w;
+        };
+      });
+      await p.goto(server.url);
+      await settled(p);
+      const text = "the weather today is [MASK] and sunny.";
+      const before = await p.evaluate(() => window.__sent);
+      const input = p.locator(sel("text-input"));
       await input.fill("");
-      await input.pressSequentially("the weather today is [MASK] and sunny.", { delay: 5 });
-      await settled(page);
-      assert((await page.inputValue(sel("text-input"))) === "the weather today is [MASK] and sunny.", "typed text");
-      const toks = await page.$$eval(`${sel("tokens")} > *`, (els) => els.map((e) => e.querySelector(".piece").textContent));
+      await input.pressSequentially(text, { delay: 2 });
+      await settled(p);
+      const sent = (await p.evaluate(() => window.__sent)) - before;
+      assert((await p.inputValue(sel("text-input"))) === text, "typed text");
+      const toks = await p.$$eval(`${sel("tokens")} > *`, (els) => els.map((e) => e.querySelector(".piece").textContent));
       assert(toks.includes("sunny") && toks.includes("[MASK]"), `tokens are of the last text: ${toks}`);
-      checkPredictions(await predictions(page));
+      checkPredictions(await predictions(p));
+      assert(sent < text.length, `${text.length + 1} edits sent ${sent} requests: not coalesced`);
+      metrics.rapid_typing = { keystrokes: text.length + 1, requests_sent: sent };
+      await ctx.close();
     });
 
     await test("a broken checkpoint shows an error and keeps the page", async () => {
