@@ -25,6 +25,26 @@ pub(super) fn draw(canvas: &NodeRef, values: &[f32], n: usize, only_if_blank: bo
     ctx.put_image_data(&img, 0.0, 0.0).ok()
 }
 
+/// A canvas ref that always shows head (`layer`, `head`) of `snapshot`: drawn when they change,
+/// and drawn again when the DOM diff has replaced the canvas with a blank one.
+#[hook]
+pub(super) fn use_head_canvas(snapshot: &SnapRef, layer: usize, head: usize) -> NodeRef {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        use_effect_with((snapshot.clone(), layer, head), move |(s, l, h)| {
+            draw(&canvas, s.head(*l, *h), s.len(), false);
+        });
+    }
+    {
+        let (canvas, s) = (canvas.clone(), snapshot.clone());
+        use_effect(move || {
+            draw(&canvas, s.head(layer, head), s.len(), true);
+        });
+    }
+    canvas
+}
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub snapshot: SnapRef,
@@ -38,20 +58,7 @@ pub struct Props {
 
 #[component]
 pub fn Heatmap(p: &Props) -> Html {
-    let canvas = use_node_ref();
-    {
-        let canvas = canvas.clone();
-        use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
-            draw(&canvas, s.head(*l, *h), s.len(), false);
-        });
-    }
-    {
-        // a canvas the DOM diff replaced comes back blank: draw it again
-        let (canvas, s, l, h) = (canvas.clone(), p.snapshot.clone(), p.layer, p.head);
-        use_effect(move || {
-            draw(&canvas, s.head(l, h), s.len(), true);
-        });
-    }
+    let canvas = use_head_canvas(&p.snapshot, p.layer, p.head);
     let (l, h) = (p.layer, p.head);
     let onclick = {
         let cb = p.on_select.clone();

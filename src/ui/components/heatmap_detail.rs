@@ -2,7 +2,7 @@
 //! across the top; hovering (or moving with the arrow keys) shows the exact value of a cell and the
 //! formula it comes from.
 
-use super::heatmap::draw;
+use super::heatmap::use_head_canvas;
 use super::{fmt_prob, show_token, SnapRef};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -24,21 +24,8 @@ pub struct Props {
 pub fn HeatmapDetail(p: &Props) -> Html {
     let s = &p.snapshot;
     let n = s.len();
-    let canvas = use_node_ref();
+    let canvas = use_head_canvas(&p.snapshot, p.layer, p.head);
     let cell_at = use_state(|| None::<(usize, usize)>); // (query row, key column)
-    {
-        let canvas = canvas.clone();
-        use_effect_with((p.snapshot.clone(), p.layer, p.head), move |(s, l, h)| {
-            draw(&canvas, s.head(*l, *h), s.len(), false);
-        });
-    }
-    {
-        // a canvas the DOM diff replaced comes back blank: draw it again
-        let (canvas, s, l, h) = (canvas.clone(), p.snapshot.clone(), p.layer, p.head);
-        use_effect(move || {
-            draw(&canvas, s.head(l, h), s.len(), true);
-        });
-    }
     let section = use_node_ref();
     {
         // opened from a thumbnail (it has the focus): bring the enlarged view into sight
