@@ -2,10 +2,10 @@
 //! 80% become [MASK], 10% a random token, 10% stay; labels only at chosen positions.
 
 use crate::rng::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What happened at one position: the page shows this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaskAction {
     /// Not chosen: no loss here.

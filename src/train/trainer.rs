@@ -205,6 +205,11 @@ impl Trainer {
         Ok(t)
     }
 
+    /// How this run masks (the page re-rolls the last batch with it).
+    pub fn mask_config(&self) -> &MaskingConfig {
+        &self.mask_cfg
+    }
+
     pub fn train_tokens(&self) -> usize {
         self.data.tokens()
     }
