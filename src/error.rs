@@ -14,6 +14,8 @@ pub enum BertError {
     Tokenizer(String),
     #[error("training: {0}")]
     Training(String),
+    #[error("gpu: {0}")]
+    Gpu(String),
     #[error("input: {0}")]
     Input(String),
     #[error("{path}: {source}")]

@@ -7,6 +7,8 @@ pub mod config;
 pub mod cpu;
 pub mod error;
 pub mod explain;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod infer;
 pub mod model;
 pub mod real;

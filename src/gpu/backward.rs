@@ -1,0 +1,284 @@
+//! The backward pass on the GPU, block for block as `crate::model::backward` (the spec): MLM and
+//! NSP cross-entropy, then the layers last to first, then the embeddings. Parameter gradients
+//! accumulate into a buffer with the parameters' layout; the loss comes back as per-row values
+//! (read with whatever else the step reads, in the same readback).
+
+use super::context::{ReadHandle, Readback, Recorder, View};
+use super::forward::{site_seed, GpuTrace};
+use super::kernels::attention::{attention_backward, AttnDims, AttnDropout};
+use super::kernels::cross_entropy::cross_entropy;
+use super::kernels::elementwise::{act_backward, dropout, Act};
+use super::kernels::embedding::scatter_add;
+use super::kernels::layernorm::layernorm_backward;
+use super::kernels::matmul::linear_backward;
+use super::kernels::reduce::colsum;
+use super::model::{layer, GpuModel};
+use crate::config::PositionEncoding;
+use crate::cpu::cross_entropy::IGNORE;
+use crate::error::{BertError, Result};
+use crate::model::backward::Targets;
+use crate::model::forward::Batch;
+
+/// Where the losses will be after the recorder finishes.
+pub struct LossReads {
+    mlm: Option<(ReadHandle, Vec<i64>)>,
+    nsp: Option<(ReadHandle, Vec<i64>)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuLoss {
+    pub loss: f32,
+    pub mlm_loss: Option<f32>,
+    pub nsp_loss: Option<f32>,
+    /// (predicted id, target) at every labelled MLM row: the masked-token accuracy.
+    pub mlm_hits: usize,
+    pub mlm_labelled: usize,
+}
+
+fn mean_loss(stats: &[f32], targets: &[i64]) -> (f32, usize, usize) {
+    let mut sum = 0.0f64;
+    let (mut n, mut hits) = (0usize, 0usize);
+    for (i, &t) in targets.iter().enumerate() {
+        if t != IGNORE {
+            sum += stats[2 * i] as f64;
+            n += 1;
+            hits += (stats[2 * i + 1] as i64 == t) as usize;
+        }
+    }
+    (if n == 0 { 0.0 } else { (sum / n as f64) as f32 }, n, hits)
+}
+
+impl LossReads {
+    pub fn loss(&self, rb: &Readback) -> GpuLoss {
+        let mut out = GpuLoss { loss: 0.0, mlm_loss: None, nsp_loss: None, mlm_hits: 0, mlm_labelled: 0 };
+        if let Some((h, t)) = &self.mlm {
+            let (l, n, hits) = mean_loss(rb.get(*h), t);
+            out.mlm_loss = Some(l);
+            out.mlm_labelled = n;
+            out.mlm_hits = hits;
+        }
+        if let Some((h, t)) = &self.nsp {
+            out.nsp_loss = Some(mean_loss(rb.get(*h), t).0);
+        }
+        out.loss = out.mlm_loss.unwrap_or(0.0) + out.nsp_loss.unwrap_or(0.0);
+        out
+    }
+}
+
+/// Bias gradient of a linear layer: db += column sums of dy (rows, out).
+fn bias_grad(rec: &mut Recorder<'_>, dy: View<'_>, rows: usize, out: usize, db: View<'_>) -> Result<()> {
+    colsum(rec, dy, rows, out, db)
+}
+
+/// Records the backward of `tr` (consumed: logits become their gradients in place), adding the
+/// parameter gradients into `grads` (zero it first for a fresh step).
+pub fn record_backward(
+    rec: &mut Recorder<'_>,
+    m: &GpuModel,
+    grads: &wgpu::Buffer,
+    batch: &Batch,
+    tr: &GpuTrace,
+    targets: &Targets,
+) -> Result<LossReads> {
+    let cfg = &m.cfg;
+    targets.validate(cfg, batch)?;
+    let ctx = rec.ctx();
+    let (b, t, h, inter, vocab) = (tr.b, tr.t, cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size);
+    let n = b * t;
+    let nh = cfg.num_attention_heads;
+    let act: Act = cfg.activation().into();
+    let g = |name: &str| m.view(grads, name);
+    let w = |name: &str| m.p(name);
+    let buf = |label: &str, len: usize| ctx.buffer(label, len);
+    let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
+    let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
+    let mut reads = LossReads { mlm: None, nsp: None };
+
+    if let (Some(labels), true) = (&targets.mlm_labels, m.has("cls.predictions.bias")) {
+        let mt = tr
+            .mlm
+            .as_ref()
+            .ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
+        let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
+        if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
+            return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));
+        }
+        let mm = mt.rows.len();
+        let tgt: Vec<i64> = mt.rows.iter().map(|&r| labels[r]).collect();
+        let stats = buf("mlm_stats", 2 * mm)?;
+        cross_entropy(rec, View::whole(&mt.logits), &tgt, vocab, View::whole(&stats))?; // logits -> dlogits
+        reads.mlm = Some((rec.read(View::whole(&stats)), tgt));
+        let dln = buf("d_mlm_ln", mm * h)?;
+        linear_backward(rec, View::whole(&mt.logits), View::whole(&mt.ln_out), w(m.decoder_name()), Some((View::whole(&dln), false)), g(m.decoder_name()), mm, h, vocab)?;
+        bias_grad(rec, View::whole(&mt.logits), mm, vocab, g("cls.predictions.bias"))?;
+        let dact = buf("d_mlm_act", mm * h)?;
+        layernorm_backward(
+            rec,
+            View::whole(&dln),
+            View::whole(&mt.act),
+            View::whole(&mt.ln_mean),
+            View::whole(&mt.ln_rstd),
+            w("cls.predictions.transform.LayerNorm.weight"),
+            View::whole(&dact),
+            false,
+            g("cls.predictions.transform.LayerNorm.weight"),
+            g("cls.predictions.transform.LayerNorm.bias"),
+            mm,
+            h,
+        )?;
+        let dpre = buf("d_mlm_pre", mm * h)?;
+        act_backward(rec, act, View::whole(&mt.pre), View::whole(&dact), View::whole(&dpre), mm * h)?;
+        let dxm = buf("d_mlm_x", mm * h)?;
+        linear_backward(rec, View::whole(&dpre), View::whole(&mt.x), w("cls.predictions.transform.dense.weight"), Some((View::whole(&dxm), false)), g("cls.predictions.transform.dense.weight"), mm, h, h)?;
+        bias_grad(rec, View::whole(&dpre), mm, h, g("cls.predictions.transform.dense.bias"))?;
+        scatter_add(rec, View::whole(&dxm), &mt.rows, h, View::whole(&dx))?;
+    }
+
+    if let (Some(labels), Some(pool)) = (&targets.nsp_labels, &tr.pool) {
+        if let Some(nl) = &pool.nsp_logits {
+            let stats = buf("nsp_stats", 2 * b)?;
+            cross_entropy(rec, View::whole(nl), labels, 2, View::whole(&stats))?;
+            reads.nsp = Some((rec.read(View::whole(&stats)), labels.clone()));
+            let dpooled = buf("d_pooled", b * h)?;
+            linear_backward(rec, View::whole(nl), View::whole(&pool.pooled), w("cls.seq_relationship.weight"), Some((View::whole(&dpooled), false)), g("cls.seq_relationship.weight"), b, h, 2)?;
+            bias_grad(rec, View::whole(nl), b, 2, g("cls.seq_relationship.bias"))?;
+            let dpre = buf("d_pool_pre", b * h)?;
+            act_backward(rec, Act::Tanh, View::whole(&pool.pooled), View::whole(&dpooled), View::whole(&dpre), b * h)?;
+            let dcls = buf("d_cls", b * h)?;
+            linear_backward(rec, View::whole(&dpre), View::whole(&pool.cls), w("bert.pooler.dense.weight"), Some((View::whole(&dcls), false)), g("bert.pooler.dense.weight"), b, h, h)?;
+            bias_grad(rec, View::whole(&dpre), b, h, g("bert.pooler.dense.bias"))?;
+            let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
+            scatter_add(rec, View::whole(&dcls), &cls_rows, h, View::whole(&dx))?;
+        }
+    }
+
+    let dims = AttnDims { b, t, nh, hd: h / nh };
+    let mut dx = dx;
+    for l in (0..cfg.num_hidden_layers).rev() {
+        let lt = &tr.layers[l];
+        let lw = |s: &str| m.p(&layer(l, s));
+        let lg = |s: &str| m.view(grads, &layer(l, s));
+        let input = View::whole(&tr.hidden[l]);
+        // out = LN(out_res), out_res = ffn_out + attn_ln_out
+        let d_out_res = buf("d_out_res", n * h)?;
+        layernorm_backward(
+            rec,
+            View::whole(&dx),
+            View::whole(&lt.out_res),
+            View::whole(&lt.out_ln_mean),
+            View::whole(&lt.out_ln_rstd),
+            lw("output.LayerNorm.weight"),
+            View::whole(&d_out_res),
+            false,
+            lg("output.LayerNorm.weight"),
+            lg("output.LayerNorm.bias"),
+            n,
+            h,
+        )?;
+        // ffn_out = dropout(ffn_act W_o^T + b_o)
+        let d_ffn_out = match drop(3 + 3 * l, cfg.hidden_dropout_prob) {
+            Some((s, p)) => {
+                let d = buf("d_ffn_out", n * h)?;
+                rec.copy(View::whole(&d_out_res), View::whole(&d));
+                dropout(rec, View::whole(&d), n * h, p, s)?;
+                d
+            }
+            None => d_out_res.clone(),
+        };
+        let d_ffn_act = buf("d_ffn_act", n * inter)?;
+        linear_backward(rec, View::whole(&d_ffn_out), View::whole(&lt.ffn_act), lw("output.dense.weight"), Some((View::whole(&d_ffn_act), false)), lg("output.dense.weight"), n, inter, h)?;
+        bias_grad(rec, View::whole(&d_ffn_out), n, h, lg("output.dense.bias"))?;
+        // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
+        let d_ffn_pre = buf("d_ffn_pre", n * inter)?;
+        act_backward(rec, act, View::whole(&lt.ffn_pre), View::whole(&d_ffn_act), View::whole(&d_ffn_pre), n * inter)?;
+        let d_attn_ln_out = buf("d_attn_ln_out", n * h)?;
+        rec.copy(View::whole(&d_out_res), View::whole(&d_attn_ln_out));
+        linear_backward(rec, View::whole(&d_ffn_pre), View::whole(&lt.attn_ln_out), lw("intermediate.dense.weight"), Some((View::whole(&d_attn_ln_out), true)), lg("intermediate.dense.weight"), n, h, inter)?;
+        bias_grad(rec, View::whole(&d_ffn_pre), n, inter, lg("intermediate.dense.bias"))?;
+        // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
+        let d_attn_res = buf("d_attn_res", n * h)?;
+        layernorm_backward(
+            rec,
+            View::whole(&d_attn_ln_out),
+            View::whole(&lt.attn_res),
+            View::whole(&lt.attn_ln_mean),
+            View::whole(&lt.attn_ln_rstd),
+            lw("attention.output.LayerNorm.weight"),
+            View::whole(&d_attn_res),
+            false,
+            lg("attention.output.LayerNorm.weight"),
+            lg("attention.output.LayerNorm.bias"),
+            n,
+            h,
+        )?;
+        let d_input = buf("d_input", n * h)?;
+        rec.copy(View::whole(&d_attn_res), View::whole(&d_input));
+        // attn_dense = dropout(context W_O^T + b_O)
+        let d_attn_dense = match drop(2 + 3 * l, cfg.hidden_dropout_prob) {
+            Some((s, p)) => {
+                let d = buf("d_attn_dense", n * h)?;
+                rec.copy(View::whole(&d_attn_res), View::whole(&d));
+                dropout(rec, View::whole(&d), n * h, p, s)?;
+                d
+            }
+            None => d_attn_res.clone(),
+        };
+        let d_context = buf("d_context", n * h)?;
+        linear_backward(rec, View::whole(&d_attn_dense), View::whole(&lt.context), lw("attention.output.dense.weight"), Some((View::whole(&d_context), false)), lg("attention.output.dense.weight"), n, h, h)?;
+        bias_grad(rec, View::whole(&d_attn_dense), n, h, lg("attention.output.dense.bias"))?;
+        let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
+        let big = b * nh * t * t;
+        let (dp, ds) = (buf("d_probs", big)?, buf("d_scores", big)?);
+        let (dq, dk, dv) = (buf("dq", n * h)?, buf("dk", n * h)?, buf("dv", n * h)?);
+        attention_backward(
+            rec,
+            &dims,
+            View::whole(&d_context),
+            View::whole(&lt.q),
+            View::whole(&lt.k),
+            View::whole(&lt.v),
+            View::whole(&lt.probs),
+            View::whole(&lt.pw),
+            View::whole(&lt.head),
+            adrop,
+            lt.weighted,
+            View::whole(&dp),
+            View::whole(&ds),
+            View::whole(&dq),
+            View::whole(&dk),
+            View::whole(&dv),
+        )?;
+        for (d, name) in [(&dq, "attention.self.query"), (&dk, "attention.self.key"), (&dv, "attention.self.value")] {
+            linear_backward(rec, View::whole(d), input, lw(&format!("{name}.weight")), Some((View::whole(&d_input), true)), lg(&format!("{name}.weight")), n, h, h)?;
+            bias_grad(rec, View::whole(d), n, h, lg(&format!("{name}.bias")))?;
+        }
+        dx = d_input;
+    }
+
+    // Embeddings: out = dropout(LN(word + position + token_type)).
+    if let Some((s, p)) = drop(0, cfg.hidden_dropout_prob) {
+        dropout(rec, View::whole(&dx), n * h, p, s)?;
+    }
+    let d_sum = buf("d_emb_sum", n * h)?;
+    layernorm_backward(
+        rec,
+        View::whole(&dx),
+        View::whole(&tr.sum),
+        View::whole(&tr.ln_mean),
+        View::whole(&tr.ln_rstd),
+        w("bert.embeddings.LayerNorm.weight"),
+        View::whole(&d_sum),
+        false,
+        g("bert.embeddings.LayerNorm.weight"),
+        g("bert.embeddings.LayerNorm.bias"),
+        n,
+        h,
+    )?;
+    scatter_add(rec, View::whole(&d_sum), &batch.input_ids, h, g("bert.embeddings.word_embeddings.weight"))?;
+    scatter_add(rec, View::whole(&d_sum), &batch.token_type_ids, h, g("bert.embeddings.token_type_embeddings.weight"))?;
+    if m.has("bert.embeddings.position_embeddings.weight") && cfg.position_encoding == PositionEncoding::Learned {
+        let pos_ids: Vec<usize> = (0..n).map(|r| r % t).collect();
+        scatter_add(rec, View::whole(&d_sum), &pos_ids, h, g("bert.embeddings.position_embeddings.weight"))?;
+    }
+    Ok(reads)
+}

@@ -1,0 +1,487 @@
+//! The forward pass on the GPU, step for step as `crate::model::forward` (the spec), keeping every
+//! intermediate in a buffer: the backward reads them, and `read_trace` brings them back as the
+//! same `ForwardTrace` the CPU path returns (so `inspect --device gpu` writes the same file).
+
+use super::context::{GpuContext, ReadHandle, Readback, Recorder, View};
+use super::kernels::attention::{attention_forward, is_weighted, AttnDims, AttnDropout};
+use super::kernels::elementwise::{act_forward, dropout, Act};
+use super::kernels::embedding::{embed_sum, gather};
+use super::kernels::layernorm::layernorm_forward;
+use super::kernels::matmul::linear;
+use super::model::{layer, GpuModel};
+use crate::config::{BertConfig, PositionEncoding};
+use crate::cpu::attention::AttentionCache;
+use crate::cpu::position::sinusoidal_table;
+use crate::error::{BertError, Result};
+use crate::model::forward::{
+    Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmRows, MlmTrace, PoolTrace,
+};
+use ndarray::{Array1, Array2, Array4};
+
+pub struct GpuLayerTrace {
+    pub q: wgpu::Buffer,        // (N, H)
+    pub k: wgpu::Buffer,        // (N, H)
+    pub v: wgpu::Buffer,        // (N, H)
+    pub scores: wgpu::Buffer,   // (B, NH, T, T) scaled, before the mask
+    pub probs: wgpu::Buffer,    // (B, NH, T, T)
+    pub pw: wgpu::Buffer,       // (B, NH, T, T) P * head mask * dropout (when weighted)
+    pub weighted: bool,
+    pub head: wgpu::Buffer,     // (NH) head-mask factors
+    pub context: wgpu::Buffer,  // (N, H)
+    pub attn_dense: wgpu::Buffer, // (N, H) after dropout
+    pub attn_res: wgpu::Buffer, // (N, H)
+    pub attn_ln_mean: wgpu::Buffer,
+    pub attn_ln_rstd: wgpu::Buffer,
+    pub attn_ln_out: wgpu::Buffer, // (N, H)
+    pub ffn_pre: wgpu::Buffer,  // (N, I)
+    pub ffn_act: wgpu::Buffer,  // (N, I)
+    pub ffn_out: wgpu::Buffer,  // (N, H) after dropout
+    pub out_res: wgpu::Buffer,  // (N, H)
+    pub out_ln_mean: wgpu::Buffer,
+    pub out_ln_rstd: wgpu::Buffer,
+}
+
+pub struct GpuMlmTrace {
+    pub rows: Vec<usize>,
+    pub x: wgpu::Buffer,      // (M, H) gathered last hidden rows
+    pub pre: wgpu::Buffer,    // (M, H)
+    pub act: wgpu::Buffer,    // (M, H)
+    pub ln_mean: wgpu::Buffer,
+    pub ln_rstd: wgpu::Buffer,
+    pub ln_out: wgpu::Buffer, // (M, H)
+    pub logits: wgpu::Buffer, // (M, V)
+}
+
+pub struct GpuPoolTrace {
+    pub cls: wgpu::Buffer,    // (B, H)
+    pub pooled: wgpu::Buffer, // (B, H)
+    pub nsp_logits: Option<wgpu::Buffer>, // (B, 2)
+}
+
+pub struct GpuTrace {
+    pub b: usize,
+    pub t: usize,
+    pub mask: wgpu::Buffer,  // (B, T)
+    pub word: Option<wgpu::Buffer>, // (N, H) separate parts, only when asked for
+    pub position: wgpu::Buffer,     // (T, H) the position rows used
+    pub token_type: Option<wgpu::Buffer>,
+    pub sum: wgpu::Buffer,   // (N, H)
+    pub ln_mean: wgpu::Buffer,
+    pub ln_rstd: wgpu::Buffer,
+    /// L+1 hidden states (N, H), as HF `hidden_states`.
+    pub hidden: Vec<wgpu::Buffer>,
+    pub layers: Vec<GpuLayerTrace>,
+    pub mlm: Option<GpuMlmTrace>,
+    pub pool: Option<GpuPoolTrace>,
+    pub head_mask: Option<Array2<f32>>,
+    /// Dropout seeds per site when dropout is on (the backward regenerates the masks).
+    pub dropout_seed: Option<u32>,
+}
+
+/// Dropout sites: 0 embeddings, then per layer 1 + 3l attention probs, 2 + 3l attention output,
+/// 3 + 3l FFN output. Each gets its own stream of the counter hash.
+pub fn site_seed(seed: u32, site: usize) -> u32 {
+    seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
+}
+
+/// Records the forward of `batch` into `rec`. With `keep_parts`, the word and token-type parts of
+/// the embedding sum are kept too (the explainer shows them; training does not need them).
+pub fn record_forward(
+    rec: &mut Recorder<'_>,
+    m: &GpuModel,
+    batch: &Batch,
+    opts: &ForwardOptions<f32>,
+    keep_parts: bool,
+) -> Result<GpuTrace> {
+    let cfg = &m.cfg;
+    batch.validate(cfg)?;
+    let ctx: &GpuContext = rec.ctx();
+    ctx.check_alive()?;
+    let (b, t) = (batch.b, batch.t);
+    let n = b * t;
+    let (h, nh, inter, eps) = (cfg.hidden_size, cfg.num_attention_heads, cfg.intermediate_size, cfg.layer_norm_eps);
+    let vocab = cfg.vocab_size;
+    if let Some(hm) = &opts.head_mask {
+        if hm.dim() != (cfg.num_hidden_layers, nh) {
+            return Err(BertError::Input(format!(
+                "head mask must be (layers, heads) = ({}, {nh}), got {:?}",
+                cfg.num_hidden_layers,
+                hm.dim()
+            )));
+        }
+    }
+    let seed = opts.dropout_seed.map(|s| (s ^ (s >> 32)) as u32);
+    let drop = |site: usize, p: f64| seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
+    let buf = |label: &str, len: usize| ctx.buffer(label, len);
+    let w = |name: &str| m.p(name);
+
+    let maskv: Vec<f32> = batch.attention_mask.iter().map(|&x| x as f32).collect();
+    let mask = ctx.upload("attention_mask", &maskv)?;
+
+    // Embeddings: word + position + token type, LayerNorm, dropout.
+    let position = match (m.has("bert.embeddings.position_embeddings.weight"), cfg.position_encoding) {
+        (true, PositionEncoding::Learned) => {
+            let pv = w("bert.embeddings.position_embeddings.weight");
+            let out = buf("position", t * h)?;
+            let tmp = View { buf: pv.buf, off: pv.off, len: t * h };
+            rec.copy(tmp, View::whole(&out));
+            out
+        }
+        _ => {
+            let table = sinusoidal_table::<f32>(t, h);
+            ctx.upload("position", table.as_slice().expect("standard layout"))?
+        }
+    };
+    let word_t = w("bert.embeddings.word_embeddings.weight");
+    let type_t = w("bert.embeddings.token_type_embeddings.weight");
+    let sum = buf("emb_sum", n * h)?;
+    embed_sum(rec, word_t, View::whole(&position), type_t, &batch.input_ids, &batch.token_type_ids, t, h, View::whole(&sum))?;
+    let (word, token_type) = if keep_parts {
+        let wb = buf("emb_word", n * h)?;
+        gather(rec, word_t, &batch.input_ids, h, View::whole(&wb))?;
+        let tb = buf("emb_type", n * h)?;
+        gather(rec, type_t, &batch.token_type_ids, h, View::whole(&tb))?;
+        (Some(wb), Some(tb))
+    } else {
+        (None, None)
+    };
+    let (x0, ln_mean, ln_rstd) = (buf("hidden0", n * h)?, buf("emb_ln_mean", n)?, buf("emb_ln_rstd", n)?);
+    layernorm_forward(
+        rec,
+        View::whole(&sum),
+        None,
+        w("bert.embeddings.LayerNorm.weight"),
+        w("bert.embeddings.LayerNorm.bias"),
+        View::whole(&x0),
+        View::whole(&ln_mean),
+        View::whole(&ln_rstd),
+        n,
+        h,
+        eps,
+    )?;
+    if let Some((s, p)) = drop(0, cfg.hidden_dropout_prob) {
+        dropout(rec, View::whole(&x0), n * h, p, s)?;
+    }
+
+    let mut hidden = vec![x0];
+    let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+    let dims = AttnDims { b, t, nh, hd: h / nh };
+    let act: Act = cfg.activation().into();
+    for l in 0..cfg.num_hidden_layers {
+        let lw = |s: &str| m.p(&layer(l, s));
+        let input = View::whole(hidden.last().expect("input"));
+        let (q, k, v) = (buf("q", n * h)?, buf("k", n * h)?, buf("v", n * h)?);
+        for (out, name) in [(&q, "attention.self.query"), (&k, "attention.self.key"), (&v, "attention.self.value")] {
+            linear(rec, input, lw(&format!("{name}.weight")), Some(lw(&format!("{name}.bias"))), View::whole(out), n, h, h)?;
+        }
+        let hrow: Vec<f32> = match &opts.head_mask {
+            Some(hm) => hm.row(l).to_vec(),
+            None => vec![1.0; nh],
+        };
+        let head = ctx.upload("head_mask", &hrow)?;
+        let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
+        let weighted = is_weighted(opts.head_mask.is_some(), adrop);
+        let big = b * nh * t * t;
+        let (scores, probs) = (buf("scores", big)?, buf("probs", big)?);
+        let pw = buf("probs_weighted", if weighted { big } else { 1 })?;
+        let context = buf("context", n * h)?;
+        attention_forward(
+            rec,
+            &dims,
+            View::whole(&q),
+            View::whole(&k),
+            View::whole(&v),
+            View::whole(&mask),
+            View::whole(&head),
+            adrop,
+            weighted,
+            View::whole(&scores),
+            View::whole(&probs),
+            View::whole(&pw),
+            View::whole(&context),
+        )?;
+        let attn_dense = buf("attn_dense", n * h)?;
+        linear(rec, View::whole(&context), lw("attention.output.dense.weight"), Some(lw("attention.output.dense.bias")), View::whole(&attn_dense), n, h, h)?;
+        if let Some((s, p)) = drop(2 + 3 * l, cfg.hidden_dropout_prob) {
+            dropout(rec, View::whole(&attn_dense), n * h, p, s)?;
+        }
+        let (attn_res, attn_ln_out) = (buf("attn_res", n * h)?, buf("attn_ln_out", n * h)?);
+        let (attn_ln_mean, attn_ln_rstd) = (buf("attn_ln_mean", n)?, buf("attn_ln_rstd", n)?);
+        layernorm_forward(
+            rec,
+            View::whole(&attn_dense),
+            Some((input, View::whole(&attn_res))),
+            lw("attention.output.LayerNorm.weight"),
+            lw("attention.output.LayerNorm.bias"),
+            View::whole(&attn_ln_out),
+            View::whole(&attn_ln_mean),
+            View::whole(&attn_ln_rstd),
+            n,
+            h,
+            eps,
+        )?;
+        let (ffn_pre, ffn_act) = (buf("ffn_pre", n * inter)?, buf("ffn_act", n * inter)?);
+        linear(rec, View::whole(&attn_ln_out), lw("intermediate.dense.weight"), Some(lw("intermediate.dense.bias")), View::whole(&ffn_pre), n, h, inter)?;
+        act_forward(rec, act, View::whole(&ffn_pre), View::whole(&ffn_act), n * inter)?;
+        let ffn_out = buf("ffn_out", n * h)?;
+        linear(rec, View::whole(&ffn_act), lw("output.dense.weight"), Some(lw("output.dense.bias")), View::whole(&ffn_out), n, inter, h)?;
+        if let Some((s, p)) = drop(3 + 3 * l, cfg.hidden_dropout_prob) {
+            dropout(rec, View::whole(&ffn_out), n * h, p, s)?;
+        }
+        let (out_res, out) = (buf("out_res", n * h)?, buf("hidden", n * h)?);
+        let (out_ln_mean, out_ln_rstd) = (buf("out_ln_mean", n)?, buf("out_ln_rstd", n)?);
+        layernorm_forward(
+            rec,
+            View::whole(&ffn_out),
+            Some((View::whole(&attn_ln_out), View::whole(&out_res))),
+            lw("output.LayerNorm.weight"),
+            lw("output.LayerNorm.bias"),
+            View::whole(&out),
+            View::whole(&out_ln_mean),
+            View::whole(&out_ln_rstd),
+            n,
+            h,
+            eps,
+        )?;
+        layers.push(GpuLayerTrace {
+            q,
+            k,
+            v,
+            scores,
+            probs,
+            pw,
+            weighted,
+            head,
+            context,
+            attn_dense,
+            attn_res,
+            attn_ln_mean,
+            attn_ln_rstd,
+            attn_ln_out,
+            ffn_pre,
+            ffn_act,
+            ffn_out,
+            out_res,
+            out_ln_mean,
+            out_ln_rstd,
+        });
+        hidden.push(out);
+    }
+
+    let last = View::whole(hidden.last().expect("hidden"));
+    let mlm = match (m.has("cls.predictions.bias"), &opts.mlm_rows) {
+        (false, _) | (_, MlmRows::None) => None,
+        (true, rows) => {
+            let rows: Vec<usize> = match rows {
+                MlmRows::Rows(r) => r.clone(),
+                _ => (0..n).collect(),
+            };
+            if let Some(&r) = rows.iter().find(|&&r| r >= n) {
+                return Err(BertError::Input(format!("MLM row {r} is outside the batch ({n} rows)")));
+            }
+            let mm = rows.len();
+            let x = buf("mlm_x", mm * h)?;
+            gather(rec, last, &rows, h, View::whole(&x))?;
+            let (pre, actb, ln_out) = (buf("mlm_pre", mm * h)?, buf("mlm_act", mm * h)?, buf("mlm_ln_out", mm * h)?);
+            let (lm, lr) = (buf("mlm_ln_mean", mm)?, buf("mlm_ln_rstd", mm)?);
+            linear(rec, View::whole(&x), w("cls.predictions.transform.dense.weight"), Some(w("cls.predictions.transform.dense.bias")), View::whole(&pre), mm, h, h)?;
+            act_forward(rec, act, View::whole(&pre), View::whole(&actb), mm * h)?;
+            layernorm_forward(
+                rec,
+                View::whole(&actb),
+                None,
+                w("cls.predictions.transform.LayerNorm.weight"),
+                w("cls.predictions.transform.LayerNorm.bias"),
+                View::whole(&ln_out),
+                View::whole(&lm),
+                View::whole(&lr),
+                mm,
+                h,
+                eps,
+            )?;
+            let logits = buf("mlm_logits", mm * vocab)?;
+            linear(rec, View::whole(&ln_out), w(m.decoder_name()), Some(w("cls.predictions.bias")), View::whole(&logits), mm, h, vocab)?;
+            Some(GpuMlmTrace { rows, x, pre, act: actb, ln_mean: lm, ln_rstd: lr, ln_out, logits })
+        }
+    };
+
+    let pool = if m.has("bert.pooler.dense.weight") {
+        let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
+        let cls = buf("cls", b * h)?;
+        gather(rec, last, &cls_rows, h, View::whole(&cls))?;
+        let pre = buf("pool_pre", b * h)?;
+        linear(rec, View::whole(&cls), w("bert.pooler.dense.weight"), Some(w("bert.pooler.dense.bias")), View::whole(&pre), b, h, h)?;
+        let pooled = buf("pooled", b * h)?;
+        act_forward(rec, Act::Tanh, View::whole(&pre), View::whole(&pooled), b * h)?;
+        let nsp_logits = if m.has("cls.seq_relationship.weight") {
+            let nl = buf("nsp_logits", b * 2)?;
+            linear(rec, View::whole(&pooled), w("cls.seq_relationship.weight"), Some(w("cls.seq_relationship.bias")), View::whole(&nl), b, h, 2)?;
+            Some(nl)
+        } else {
+            None
+        };
+        Some(GpuPoolTrace { cls, pooled, nsp_logits })
+    } else {
+        None
+    };
+
+    Ok(GpuTrace {
+        b,
+        t,
+        mask,
+        word,
+        position,
+        token_type,
+        sum,
+        ln_mean,
+        ln_rstd,
+        hidden,
+        layers,
+        mlm,
+        pool,
+        head_mask: opts.head_mask.clone(),
+        dropout_seed: seed,
+    })
+}
+
+/// Handles of every tensor of a trace asked for in a recorder; `assemble` builds the CPU trace.
+pub struct TraceReads {
+    handles: Vec<ReadHandle>,
+}
+
+impl GpuTrace {
+    /// Asks for every intermediate (the order here is the order `assemble` takes them in).
+    pub fn request(&self, rec: &Recorder<'_>) -> TraceReads {
+        let mut hs = Vec::new();
+        let mut r = |b: &wgpu::Buffer| hs.push(rec.read(View::whole(b)));
+        for o in [&self.word, &self.token_type].into_iter().flatten() {
+            r(o);
+        }
+        r(&self.position);
+        r(&self.sum);
+        r(&self.ln_mean);
+        r(&self.ln_rstd);
+        for x in &self.hidden {
+            r(x);
+        }
+        for l in &self.layers {
+            for x in [
+                &l.q, &l.k, &l.v, &l.scores, &l.probs, &l.context, &l.attn_dense, &l.attn_res, &l.attn_ln_mean, &l.attn_ln_rstd,
+                &l.attn_ln_out, &l.ffn_pre, &l.ffn_act, &l.ffn_out, &l.out_res, &l.out_ln_mean, &l.out_ln_rstd,
+            ] {
+                r(x);
+            }
+        }
+        if let Some(mt) = &self.mlm {
+            for x in [&mt.pre, &mt.act, &mt.ln_mean, &mt.ln_rstd, &mt.ln_out, &mt.logits] {
+                r(x);
+            }
+        }
+        if let Some(p) = &self.pool {
+            r(&p.pooled);
+            if let Some(nl) = &p.nsp_logits {
+                r(nl);
+            }
+        }
+        TraceReads { handles: hs }
+    }
+}
+
+impl TraceReads {
+    /// The CPU `ForwardTrace` (dropout masks are not stored on the GPU: their fields are None).
+    pub fn assemble(self, tr: &GpuTrace, cfg: &BertConfig, batch: &Batch, rb: &Readback) -> ForwardTrace<f32> {
+        let (b, t) = (tr.b, tr.t);
+        let n = b * t;
+        let (h, nh, inter, v) = (cfg.hidden_size, cfg.num_attention_heads, cfg.intermediate_size, cfg.vocab_size);
+        let mut it = self.handles.into_iter();
+        let mut next = || rb.get(it.next().expect("as many handles as requested")).to_vec();
+        let a2 = |d: Vec<f32>, r: usize, c: usize| Array2::from_shape_vec((r, c), d).expect("shape");
+        let a1 = |d: Vec<f32>| Array1::from_vec(d);
+        let a4 = |d: Vec<f32>| Array4::from_shape_vec((b, nh, t, t), d).expect("shape");
+        let word = tr.word.as_ref().map(|_| a2(next(), n, h));
+        let token_type = tr.token_type.as_ref().map(|_| a2(next(), n, h));
+        let pos_rows = a2(next(), t, h);
+        let mut position = Array2::zeros((n, h));
+        for bi in 0..b {
+            position.slice_mut(ndarray::s![bi * t..(bi + 1) * t, ..]).assign(&pos_rows);
+        }
+        let sum = a2(next(), n, h);
+        let ln_mean = a1(next());
+        let ln_rstd = a1(next());
+        let hidden: Vec<Array2<f32>> = (0..tr.hidden.len()).map(|_| a2(next(), n, h)).collect();
+        let zeros = || Array2::zeros((n, h));
+        let emb = EmbeddingTrace {
+            word: word.unwrap_or_else(zeros),
+            position,
+            token_type: token_type.unwrap_or_else(zeros),
+            sum,
+            ln_mean,
+            ln_rstd,
+            drop: None,
+        };
+        let layers = tr
+            .layers
+            .iter()
+            .map(|_| {
+                let q = a2(next(), n, h);
+                let k = a2(next(), n, h);
+                let vv = a2(next(), n, h);
+                let scores = a4(next());
+                let probs = a4(next());
+                LayerTrace {
+                    q,
+                    k,
+                    v: vv,
+                    attn: AttentionCache { scores, probs, drop: None },
+                    context: a2(next(), n, h),
+                    attn_dense: a2(next(), n, h),
+                    attn_drop: None,
+                    attn_res: a2(next(), n, h),
+                    attn_ln_mean: a1(next()),
+                    attn_ln_rstd: a1(next()),
+                    attn_ln_out: a2(next(), n, h),
+                    ffn_pre: a2(next(), n, inter),
+                    ffn_act: a2(next(), n, inter),
+                    ffn_out: a2(next(), n, h),
+                    ffn_drop: None,
+                    out_res: a2(next(), n, h),
+                    out_ln_mean: a1(next()),
+                    out_ln_rstd: a1(next()),
+                }
+            })
+            .collect();
+        let mlm = tr.mlm.as_ref().map(|mt| {
+            let mm = mt.rows.len();
+            MlmTrace {
+                rows: mt.rows.clone(),
+                pre: a2(next(), mm, h),
+                act: a2(next(), mm, h),
+                ln_mean: a1(next()),
+                ln_rstd: a1(next()),
+                ln_out: a2(next(), mm, h),
+                logits: a2(next(), mm, v),
+            }
+        });
+        let pool = tr.pool.as_ref().map(|p| PoolTrace {
+            pooled: a2(next(), b, h),
+            nsp_logits: p.nsp_logits.as_ref().map(|_| a2(next(), b, 2)),
+        });
+        let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
+        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: tr.head_mask.clone() }
+    }
+}
+
+/// One forward on the GPU, everything read back: the GPU twin of `crate::model::forward`.
+/// One submit, one readback.
+pub async fn forward(ctx: &GpuContext, m: &GpuModel, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+    let mut rec = ctx.recorder();
+    let tr = record_forward(&mut rec, m, batch, opts, true)?;
+    let reads = tr.request(&rec);
+    let rb = rec.finish().await?;
+    Ok(reads.assemble(&tr, &m.cfg, batch, &rb))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn forward_blocking(ctx: &GpuContext, m: &GpuModel, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+    pollster::block_on(forward(ctx, m, batch, opts))
+}

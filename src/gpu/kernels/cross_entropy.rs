@@ -1,0 +1,20 @@
+//! Launcher of `shaders/cross_entropy.wgsl`: mean cross-entropy over labelled rows, logits turned
+//! into their gradient in place, per-row loss and argmax in `stats` (2 per row).
+
+use crate::cpu::cross_entropy::IGNORE;
+use crate::error::Result;
+use crate::gpu::context::{Recorder, View};
+use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::pipeline::Family;
+
+pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], cols: usize, stats: View<'_>) -> Result<()> {
+    let rows = targets.len();
+    let n_lab = targets.iter().filter(|&&t| t != IGNORE).count();
+    let inv = if n_lab == 0 { 0.0 } else { 1.0 / n_lab as f32 };
+    let tg: Vec<i32> = targets.iter().map(|&t| if t == IGNORE { -1 } else { t as i32 }).collect();
+    let tb = rec.ctx().upload("targets", &tg)?;
+    let params = [rows as u32, cols as u32, f(inv), 0];
+    // one workgroup per row: grid1d with wg = 1 folds rows into (x, y)
+    let groups = grid1d(rec, rows, 1);
+    rec.dispatch(Family::CrossEntropy, "ce_fwd_bwd", (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(logits), Some(stats)], groups)
+}

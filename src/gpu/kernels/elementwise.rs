@@ -1,0 +1,69 @@
+//! Launcher of `shaders/elementwise.wgsl`: activations, their backward, residual adds, dropout.
+
+use crate::config::Activation;
+use crate::error::Result;
+use crate::gpu::context::{Recorder, View};
+use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::pipeline::Family;
+
+/// The kernel's activation code; `Tanh` is the pooler's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    Gelu = 0,
+    GeluNew = 1,
+    Relu = 2,
+    Tanh = 3,
+}
+
+impl From<Activation> for Act {
+    fn from(a: Activation) -> Self {
+        match a {
+            Activation::Gelu => Act::Gelu,
+            Activation::GeluNew => Act::GeluNew,
+            Activation::Relu => Act::Relu,
+        }
+    }
+}
+
+fn run(rec: &mut Recorder<'_>, entry: &'static str, params: [u32; 4], x: Option<View<'_>>, y: Option<View<'_>>, out: View<'_>, n: usize) -> Result<()> {
+    rec.dispatch(Family::Elementwise, entry, (WG1, 1), &params, &[x, y], &[Some(out)], grid1d(rec, n, WG1))
+}
+
+/// out = act(x), n elements.
+pub fn act_forward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
+    run(rec, "act_fwd", [n as u32, act as u32, 0, 0], Some(x), None, out, n)
+}
+
+/// out = dy * act'(x) (for tanh, x is the output).
+pub fn act_backward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, dy: View<'_>, out: View<'_>, n: usize) -> Result<()> {
+    run(rec, "act_bwd", [n as u32, act as u32, 0, 0], Some(x), Some(dy), out, n)
+}
+
+/// out += x
+pub fn add_into(rec: &mut Recorder<'_>, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
+    run(rec, "add_into", [n as u32, 0, 0, 0], Some(x), None, out, n)
+}
+
+/// out *= keep(seed, i) / (1 - p): the same call masks the forward and its gradient.
+pub fn dropout(rec: &mut Recorder<'_>, out: View<'_>, n: usize, p: f32, seed: u32) -> Result<()> {
+    run(rec, "dropout", [n as u32, 0, seed, f(p)], None, None, out, n)
+}
+
+/// The kernels' dropout decision, for CPU twins in tests: the factor of element `i`.
+pub fn keep_factor(seed: u32, i: u32, p: f32) -> f32 {
+    fn hash(v: u32) -> u32 {
+        let mut h = v;
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x7feb352d);
+        h ^= h >> 15;
+        h = h.wrapping_mul(0x846ca68b);
+        h ^= h >> 16;
+        h
+    }
+    let u = (hash(i ^ hash(seed)) >> 8) as f32 * (1.0 / 16_777_216.0);
+    if u < p {
+        0.0
+    } else {
+        1.0 / (1.0 - p)
+    }
+}

@@ -1,0 +1,61 @@
+//! Launcher of `shaders/layernorm.wgsl`: LayerNorm forward (optionally fused with the residual
+//! add before it) and backward (dx, and dgamma/dbeta accumulated).
+
+use crate::error::Result;
+use crate::gpu::context::{Recorder, View};
+use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::pipeline::Family;
+
+/// out = LN(x (+ residual)) over rows of `cols`; `sum` receives x + residual when fused.
+#[allow(clippy::too_many_arguments)]
+pub fn layernorm_forward(
+    rec: &mut Recorder<'_>,
+    x: View<'_>,
+    residual: Option<(View<'_>, View<'_>)>, // (residual, sum out)
+    gamma: View<'_>,
+    beta: View<'_>,
+    out: View<'_>,
+    mean: View<'_>,
+    rstd: View<'_>,
+    rows: usize,
+    cols: usize,
+    eps: f64,
+) -> Result<()> {
+    let flags = residual.is_some() as u32;
+    let params = [rows as u32, cols as u32, flags, f(eps as f32)];
+    let (x2, sum) = match residual {
+        Some((r, s)) => (Some(r), Some(s)),
+        None => (None, None),
+    };
+    rec.dispatch(
+        Family::LayerNorm,
+        "ln_fwd",
+        (WG1, 1),
+        &params,
+        &[Some(x), x2, Some(gamma), Some(beta)],
+        &[Some(out), sum, Some(mean), Some(rstd)],
+        grid1d(rec, rows, WG1),
+    )
+}
+
+/// dx (= or += when `acc`) from dout; dgamma, dbeta += .
+#[allow(clippy::too_many_arguments)]
+pub fn layernorm_backward(
+    rec: &mut Recorder<'_>,
+    dout: View<'_>,
+    x: View<'_>,
+    mean: View<'_>,
+    rstd: View<'_>,
+    gamma: View<'_>,
+    dx: View<'_>,
+    acc: bool,
+    dgamma: View<'_>,
+    dbeta: View<'_>,
+    rows: usize,
+    cols: usize,
+) -> Result<()> {
+    let params = [rows as u32, cols as u32, (acc as u32) << 1, 0];
+    let ro = [Some(dout), Some(x), Some(gamma), Some(mean), Some(rstd)];
+    rec.dispatch(Family::LayerNorm, "ln_bwd_dx", (WG1, 1), &params, &ro, &[Some(dx)], grid1d(rec, rows, WG1))?;
+    rec.dispatch(Family::LayerNorm, "ln_bwd_params", (WG1, 1), &params, &ro, &[Some(dgamma), Some(dbeta)], grid1d(rec, cols, WG1))
+}

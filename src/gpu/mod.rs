@@ -1,0 +1,13 @@
+//! The WebGPU compute backend (wgpu): the same forward, backward and AdamW as `crate::cpu`, in
+//! WGSL kernels from `shaders/`. Natively on Vulkan / Metal / DX12 (lavapipe in CI), in the
+//! browser on WebGPU. The CPU path is the spec: every kernel is tested against its CPU twin.
+
+pub mod context;
+pub mod kernels;
+pub mod pipeline;
+
+pub use context::{AdapterSummary, Counters, GpuContext, ReadHandle, Readback, Recorder, View};
+pub mod backward;
+pub mod forward;
+pub mod model;
+pub mod train;
