@@ -19,6 +19,12 @@ impl Series {
         Series { points: Vec::new(), cap: cap.max(4), stride: 1, offered: 0 }
     }
 
+    /// A series holding exactly these points (a derived curve, such as a moving average).
+    pub fn from_points(points: Vec<(f64, f64)>) -> Self {
+        let cap = points.len().max(4);
+        Series { points, cap, stride: 1, offered: 0 }
+    }
+
     pub fn push(&mut self, x: f64, y: f64) {
         if !(x.is_finite() && y.is_finite()) {
             return;

@@ -2,11 +2,13 @@
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
 use super::components::{
-    Ablation, AttentionGrid, Badge, ErrorBox, Layers, LoadProgress, Predictions, SnapRef, TextInput, Tokens,
+    Ablation, AttentionGrid, Badge, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
+    TextInput, Tokens, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
-use super::protocol::{FromEngine, ToEngine};
+use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use super::state::{Action, AppState, Coalescer, Load};
+use super::train_state::{TrainAction, TrainView};
 use super::url::UrlState;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,6 +25,31 @@ impl Reducible for AppState {
     }
 }
 
+impl Reducible for TrainView {
+    type Action = TrainAction;
+
+    fn reduce(self: Rc<Self>, action: TrainAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.apply(action);
+        Rc::new(next)
+    }
+}
+
+/// Blob URLs for downloading the saved model files: (name, bytes, URL).
+fn download_links(files: &[(String, Vec<u8>)]) -> Vec<(String, usize, String)> {
+    files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
+            let opts = web_sys::BlobPropertyBag::new();
+            opts.set_type(if name.ends_with(".json") { "application/json" } else { "application/octet-stream" });
+            let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).ok()?;
+            let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+            Some((name.clone(), bytes.len(), url))
+        })
+        .collect()
+}
+
 /// The worker script Trunk writes next to index.html.
 const WORKER_PATH: &str = "worker.js";
 
@@ -31,7 +58,7 @@ fn location_search() -> String {
 }
 
 /// `path` resolved against the page (the worker runs from a blob: URL, so it needs absolute URLs).
-fn absolute(path: &str) -> String {
+pub(crate) fn absolute(path: &str) -> String {
     let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
     web_sys::Url::new_with_base(path, &href).map(|u| u.href()).unwrap_or_else(|_| path.to_string())
 }
@@ -67,11 +94,21 @@ fn App() -> Html {
     let coalescer = use_mut_ref(Coalescer::default);
     let bridge_cell: Rc<RefCell<Option<Bridge>>> = use_mut_ref(|| None);
 
+    let train = use_reducer(TrainView::default);
+    let tab_train = use_state(|| location_search().contains("view=train"));
+
     let bridge = {
         let dispatcher = state.dispatcher();
+        let train_d = train.dispatcher();
         let coalescer = coalescer.clone();
         let cell = bridge_cell.clone();
         use_reactor_bridge::<Engine, _>(move |ev| match ev {
+            ReactorEvent::Output(FromEngine::Train(ev)) => {
+                if let TrainEvent::Saved(files) = &ev {
+                    train_d.dispatch(TrainAction::Links(download_links(files)));
+                }
+                train_d.dispatch(TrainAction::Event(ev));
+            }
             ReactorEvent::Output(msg) => {
                 let done = match &msg {
                     FromEngine::Snapshot(s) => Some(s.seq),
@@ -143,6 +180,60 @@ fn App() -> Html {
         Callback::from(move |s: Option<(usize, usize)>| d.dispatch(Action::Select(s)))
     };
 
+    let on_train_action = {
+        let d = train.dispatcher();
+        Callback::from(move |a: TrainAction| d.dispatch(a))
+    };
+    let on_control = {
+        let (bridge, d, form) = (bridge.clone(), train.dispatcher(), train.form.clone());
+        Callback::from(move |c: Control| {
+            let setup = || form.setup(absolute);
+            let cmd = match c {
+                Control::Start => TrainCmd::Start(setup()),
+                Control::Step => TrainCmd::Step(setup()),
+                Control::Pause => TrainCmd::Pause,
+                Control::Reset => TrainCmd::Reset,
+                Control::Save => TrainCmd::Save,
+                Control::UseTrained(on) => {
+                    d.dispatch(TrainAction::UseTrained(on));
+                    TrainCmd::UseTrained(on)
+                }
+            };
+            if matches!(c, Control::Start | Control::Step) {
+                d.dispatch(TrainAction::Requested);
+            }
+            if c == Control::Reset {
+                d.dispatch(TrainAction::UseTrained(false));
+            }
+            bridge.send(ToEngine::Train(cmd));
+        })
+    };
+    let on_reroll = {
+        let (bridge, d, seed) = (bridge.clone(), train.dispatcher(), train.reroll_seed);
+        Callback::from(move |s: Option<u64>| {
+            if s.is_some() {
+                d.dispatch(TrainAction::RerollSeed(seed + 1));
+            }
+            bridge.send(ToEngine::Train(TrainCmd::Reroll(s)));
+        })
+    };
+    let on_scrub_a = {
+        let d = train.dispatcher();
+        Callback::from(move |i: Option<usize>| d.dispatch(TrainAction::ScrubA(i)))
+    };
+    let on_scrub_b = {
+        let d = train.dispatcher();
+        Callback::from(move |i: Option<usize>| d.dispatch(TrainAction::ScrubB(i)))
+    };
+    let train_view = Rc::new((*train).clone());
+    let tab = |train_tab: bool, label: &'static str, testid: &'static str| {
+        let t = tab_train.clone();
+        html! {
+            <button role="tab" class={classes!("tab", (*tab_train == train_tab).then_some("active"))} aria-selected={(*tab_train == train_tab).to_string()}
+                data-testid={testid} onclick={Callback::from(move |_: MouseEvent| t.set(train_tab))}>{ label }</button>
+        }
+    };
+
     let info = match &state.load {
         Load::Ready { info, .. } => Some(info.clone()),
         _ => None,
@@ -184,7 +275,35 @@ fn App() -> Html {
             </header>
             <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model.clone())} />
             <ErrorBox message={error} />
+            <nav class="tabs" role="tablist">
+                { tab(false, "Explain a sentence", "tab-explain") }
+                { tab(true, "Train a BERT", "tab-train") }
+                { if state.trained { html! { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained in this page." }</span> } } else { html! {} } }
+            </nav>
 
+            <div class="train-view" hidden={!*tab_train} data-testid="train-view">
+                <section class="card">
+                    <h2>{ "Train a BERT in your browser" }</h2>
+                    <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker on the CPU (WebAssembly). Choose a model and a corpus, press Start, and watch it learn." }</p>
+                    <TrainPanel view={train_view.clone()} on_action={on_train_action} {on_control} />
+                </section>
+                <section class="card">
+                    <h2>{ "Learning curves" }</h2>
+                    <TrainCharts view={train_view.clone()} />
+                </section>
+                <section class="card">
+                    <h2>{ "The masking pipeline, current batch" }</h2>
+                    <p class="hint">{ "BERT chooses 15% of the tokens; of those 80% become [MASK], 10% a random piece, 10% stay as they are. The model is scored only at the chosen positions." }</p>
+                    <MaskingPanel view={train.masking.clone()} seed={train.reroll_seed} {on_reroll} />
+                </section>
+                <section class="card">
+                    <h2>{ "Attention filmstrip" }</h2>
+                    <p class="hint">{ "The probe sentence through the model every few steps: drag the sliders to watch the heads specialise, and compare any two steps." }</p>
+                    <Filmstrip view={train_view.clone()} {on_scrub_a} {on_scrub_b} />
+                </section>
+            </div>
+
+            <div class="explain-view" hidden={*tab_train}>
             <section class="card inputs">
                 <TextInput label="Sentence" testid="text-input" value={AttrValue::from(state.text.clone())}
                     placeholder="the capital of france is [MASK]." on_change={on_text} />
@@ -231,6 +350,8 @@ fn App() -> Html {
                 <h2>{ "5. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
             </section>
+
+            </div>
 
             <footer class="foot">
                 { "bertscope: every number computed in your browser by the same Rust engine the tests check against PyTorch." }

@@ -1,32 +1,110 @@
 //! The engine's Web Worker (a yew-agent reactor): loads a model folder from the page's origin with
-//! progress, then answers each request with a snapshot computed on the CPU path.
+//! progress, answers each request with a snapshot computed on the CPU path, and trains in slices:
+//! a few steps (about `SLICE_MS`), then back to the event loop, so Pause, Step and explainer
+//! requests are answered while a run goes on.
 
-use super::fetch::{content_length, now_ms, response, start, Body};
-use super::protocol::{FromEngine, ToEngine};
+use super::fetch::{content_length, js_text, now_ms, response, start, Body};
+use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
+use crate::explain::training::{CorpusSource, LogPoint, TrainSession, TrainSetup};
 use crate::explain::{build, ModelInfo};
-use futures::{SinkExt, StreamExt};
+use futures::{FutureExt, SinkExt, StreamExt};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 use yew_agent::reactor::{reactor, ReactorScope};
 
 type Scope = ReactorScope<ToEngine, FromEngine>;
 
+/// Training runs this long (at least one step) before the worker reads its messages again.
+const SLICE_MS: f64 = 40.0;
+/// Progress goes to the page at most this often.
+const PROGRESS_MS: f64 = 150.0;
+/// The masking view of the current batch is refreshed this often while running.
+const BATCH_MS: f64 = 1000.0;
+/// Sequences of the batch shown in the masking view, and guesses at each chosen position.
+const BATCH_ROWS: usize = 4;
+const BATCH_TOP_K: usize = 3;
+
 #[reactor]
 pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     console_error_panic_hook::set_once();
-    let mut bert: Option<Bert> = None;
-    while let Some(msg) = scope.next().await {
+    let mut w = Worker::default();
+    loop {
+        // While training, take what is waiting without blocking; otherwise wait for a message.
+        let msg = if w.running {
+            match scope.next().now_or_never() {
+                Some(Some(m)) => Some(m),
+                Some(None) => break,
+                None => None,
+            }
+        } else {
+            match scope.next().await {
+                Some(m) => Some(m),
+                None => break,
+            }
+        };
+        let ok = match msg {
+            Some(m) => w.handle(m, &mut scope).await,
+            None => {
+                let ok = w.slice(&mut scope).await;
+                yield_now().await;
+                ok
+            }
+        };
+        if !ok {
+            break;
+        }
+    }
+}
+
+/// Lets the worker's event loop run (incoming messages are queued by it).
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let g: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+#[derive(Default)]
+struct Worker {
+    /// The model loaded from the page's origin.
+    bert: Option<Bert>,
+    run: Option<TrainSession>,
+    running: bool,
+    /// The explainer answers with the run's model.
+    use_trained: bool,
+    /// Steps since the last progress message, and that window's start, tokens and compute time.
+    pending: Vec<LogPoint>,
+    window_t0: f64,
+    window_tokens: usize,
+    window_ms: f64,
+    last_batch: f64,
+}
+
+impl Worker {
+    /// The model the explainer uses.
+    fn active(&self) -> Option<&Bert> {
+        match (&self.run, self.use_trained) {
+            (Some(r), true) => Some(&r.trainer.bert),
+            _ => self.bert.as_ref(),
+        }
+    }
+
+    /// Handles one message; false when the page has gone.
+    async fn handle(&mut self, msg: ToEngine, scope: &mut Scope) -> bool {
         let reply = match msg {
-            ToEngine::Load { base_url } => match load(&base_url, &mut scope).await {
+            ToEngine::Load { base_url } => match load(&base_url, scope).await {
                 Ok((b, bytes, ms)) => {
                     let info = ModelInfo::of(&b);
-                    bert = Some(b);
+                    self.bert = Some(b);
                     FromEngine::Loaded { info, bytes, ms }
                 }
                 // the model loaded before (if any) stays
                 Err(e) => FromEngine::LoadFailed(e),
             },
-            ToEngine::Explain(req) => match &bert {
+            ToEngine::Explain(req) => match self.active() {
                 None => FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() },
                 Some(b) => {
                     let t0 = now_ms();
@@ -40,11 +118,214 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
                     }
                 }
             },
+            ToEngine::Train(cmd) => return self.train(cmd, scope).await,
         };
-        if scope.send(reply).await.is_err() {
-            break;
+        scope.send(reply).await.is_ok()
+    }
+
+    async fn train(&mut self, cmd: TrainCmd, scope: &mut Scope) -> bool {
+        let ev = match cmd {
+            TrainCmd::Start(setup) => {
+                if self.run.is_none() && !self.prepare(&setup, scope).await {
+                    return true;
+                }
+                if self.run.as_ref().is_some_and(|r| r.finished()) {
+                    TrainEvent::Failed("The run is complete: press Reset to train again.".into())
+                } else {
+                    self.running = true;
+                    self.window_t0 = now_ms();
+                    self.progress()
+                }
+            }
+            TrainCmd::Step(setup) => {
+                if self.run.is_none() && !self.prepare(&setup, scope).await {
+                    return true;
+                }
+                self.running = false;
+                self.window_t0 = now_ms();
+                if !self.steps(scope, 0.0).await {
+                    return false;
+                }
+                let _ = self.send_batch(None, scope).await;
+                self.progress()
+            }
+            TrainCmd::Pause => {
+                self.running = false;
+                let _ = self.send_batch(None, scope).await;
+                self.progress()
+            }
+            TrainCmd::Reset => {
+                self.running = false;
+                self.run = None;
+                self.pending.clear();
+                if self.use_trained {
+                    self.use_trained = false;
+                    if let Some(info) = self.bert.as_ref().map(ModelInfo::of) {
+                        let _ = scope.send(FromEngine::ModelChanged { info, trained: false }).await;
+                    }
+                }
+                TrainEvent::Reset
+            }
+            TrainCmd::Reroll(seed) => {
+                return self.send_batch(seed, scope).await;
+            }
+            TrainCmd::UseTrained(on) => {
+                let on = on && self.run.is_some();
+                self.use_trained = on;
+                let Some(info) = self.active().map(ModelInfo::of) else { return true };
+                return scope.send(FromEngine::ModelChanged { info, trained: on }).await.is_ok();
+            }
+            TrainCmd::Save => match &self.run {
+                None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
+                Some(r) => match r.trainer.bert.to_files() {
+                    Ok(f) => TrainEvent::Saved(vec![
+                        ("config.json".into(), f.config_json.into_bytes()),
+                        ("model.safetensors".into(), f.weights),
+                        ("tokenizer.json".into(), f.tokenizer_json.unwrap_or_default()),
+                    ]),
+                    Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
+                },
+            },
+        };
+        scope.send(FromEngine::Train(ev)).await.is_ok()
+    }
+
+    /// Sets up a run (fetching a bundled corpus first); false (after telling the page) on error.
+    async fn prepare(&mut self, setup: &TrainSetup, scope: &mut Scope) -> bool {
+        let t0 = now_ms();
+        let fail = |m: String| FromEngine::Train(TrainEvent::Failed(m));
+        if let Err(m) = setup.check() {
+            let _ = scope.send(fail(m)).await;
+            return false;
+        }
+        let text = match &setup.corpus {
+            CorpusSource::Text(t) => t.clone(),
+            CorpusSource::Url(u) => {
+                let _ = scope.send(FromEngine::Train(TrainEvent::Preparing("fetching the corpus…".into()))).await;
+                match fetch_text(u).await {
+                    Ok(t) => t,
+                    Err(m) => {
+                        let _ = scope.send(fail(m)).await;
+                        return false;
+                    }
+                }
+            }
+        };
+        let what = match setup.mode {
+            crate::explain::training::TrainMode::Scratch => format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size),
+            crate::explain::training::TrainMode::Continue => "copying the loaded model, tokenising the corpus…".into(),
+        };
+        let _ = scope.send(FromEngine::Train(TrainEvent::Preparing(what))).await;
+        yield_now().await; // let that message go out before the long synchronous part
+        let run = match TrainSession::new(self.bert.as_ref(), &text, setup) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = scope.send(fail(e.to_string())).await;
+                return false;
+            }
+        };
+        let (eval_loss, eval_acc) = run.evaluate_now().unwrap_or((f32::NAN, f32::NAN));
+        let ready = TrainEvent::Ready { info: run.info(), train_tokens: run.trainer.train_tokens(), eval_loss, eval_acc, setup_ms: now_ms() - t0 };
+        let frame = run.frame();
+        self.run = Some(run);
+        self.pending.clear();
+        let _ = scope.send(FromEngine::Train(ready)).await;
+        if let Ok(f) = frame {
+            let _ = scope.send(FromEngine::Train(TrainEvent::Frame(Box::new(f)))).await;
+        }
+        true
+    }
+
+    /// Runs steps for about `budget_ms` (at least one), sending frames as they fall due. False
+    /// when the page has gone.
+    async fn steps(&mut self, scope: &mut Scope, budget_ms: f64) -> bool {
+        let t0 = now_ms();
+        loop {
+            let Some(run) = self.run.as_mut() else { return true };
+            if run.finished() {
+                self.running = false;
+                return true;
+            }
+            let s0 = now_ms();
+            match run.step() {
+                Ok(p) => {
+                    self.window_tokens += p.tokens;
+                    self.pending.push(p);
+                }
+                Err(e) => {
+                    self.running = false;
+                    return scope.send(FromEngine::Train(TrainEvent::Failed(e.to_string()))).await.is_ok();
+                }
+            }
+            self.window_ms += now_ms() - s0;
+            if run.frame_due() {
+                if let Ok(f) = run.frame() {
+                    if scope.send(FromEngine::Train(TrainEvent::Frame(Box::new(f)))).await.is_err() {
+                        return false;
+                    }
+                }
+            }
+            if run.finished() {
+                self.running = false;
+            }
+            if now_ms() - t0 >= budget_ms || !self.running {
+                return true;
+            }
         }
     }
+
+    /// One slice of a running run, then progress (and the batch) when due.
+    async fn slice(&mut self, scope: &mut Scope) -> bool {
+        if !self.steps(scope, SLICE_MS).await {
+            return false;
+        }
+        let now = now_ms();
+        if (now - self.last_batch >= BATCH_MS || !self.running) && !self.send_batch(None, scope).await {
+            return false;
+        }
+        if now - self.window_t0 >= PROGRESS_MS || !self.running {
+            return scope.send(FromEngine::Train(self.progress())).await.is_ok();
+        }
+        true
+    }
+
+    /// The masking view of the last batch (as trained, or re-masked from `seed`).
+    async fn send_batch(&mut self, seed: Option<u64>, scope: &mut Scope) -> bool {
+        let Some(run) = &self.run else { return true };
+        if run.trainer.last_batch.is_empty() {
+            return true;
+        }
+        self.last_batch = now_ms();
+        match run.masking_view(BATCH_ROWS, seed, BATCH_TOP_K) {
+            Ok(v) => scope.send(FromEngine::Train(TrainEvent::Batch(Box::new(v)))).await.is_ok(),
+            Err(e) => scope.send(FromEngine::Train(TrainEvent::Failed(e.to_string()))).await.is_ok(),
+        }
+    }
+
+    /// The steps since the last progress message, and the throughput over that window.
+    fn progress(&mut self) -> TrainEvent {
+        let now = now_ms();
+        let logs = std::mem::take(&mut self.pending);
+        let secs = ((now - self.window_t0) / 1000.0).max(1e-9);
+        let tokens_per_s = if logs.is_empty() { 0.0 } else { self.window_tokens as f64 / secs };
+        let ms_per_step = if logs.is_empty() { 0.0 } else { self.window_ms / logs.len() as f64 };
+        self.window_t0 = now;
+        self.window_tokens = 0;
+        self.window_ms = 0.0;
+        let (step, steps) = self.run.as_ref().map(|r| (r.step_count(), r.setup.steps)).unwrap_or((0, 0));
+        TrainEvent::Progress { logs, step, steps, running: self.running, tokens_per_s, ms_per_step }
+    }
+}
+
+/// A text file from the page's origin.
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let r = response(start(url), url).await?;
+    if !r.ok() {
+        return Err(format!("cannot fetch the corpus {url}: HTTP {}", r.status()));
+    }
+    let p = r.text().map_err(|e| js_text(&e))?;
+    let v = JsFuture::from(p).await.map_err(|e| format!("cannot read the corpus {url}: {}", js_text(&e)))?;
+    v.as_string().ok_or_else(|| format!("the corpus {url} is not text"))
 }
 
 /// Fetches config.json, model.safetensors, tokenizer.json (or vocab.txt) and tokenizer_config.json

@@ -3,6 +3,7 @@
 
 pub mod protocol;
 pub mod state;
+pub mod train_state;
 pub mod url;
 
 #[cfg(all(target_arch = "wasm32", feature = "web"))]

@@ -1,6 +1,7 @@
 //! The messages between the page (UI thread) and the engine's Web Worker. Plain serde types: the
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
+use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +12,26 @@ pub enum ToEngine {
     Load { base_url: String },
     /// Run one forward and reply with a snapshot (or `Failed`).
     Explain(Request),
+    /// Training in the page.
+    Train(TrainCmd),
+}
+
+/// What the training panel asks of the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TrainCmd {
+    /// Run steps until paused or done; the run is prepared from these settings if there is none.
+    Start(TrainSetup),
+    /// One step (the run is prepared first if there is none), then stop.
+    Step(TrainSetup),
+    Pause,
+    /// Drop the run (the explainer goes back to the loaded model).
+    Reset,
+    /// The masking of the last batch again: as trained (None) or re-masked from this seed.
+    Reroll(Option<u64>),
+    /// The explainer views use the trained model (true) or the loaded one (false).
+    UseTrained(bool),
+    /// Reply with the trained model's files (`Saved`).
+    Save,
 }
 
 /// Worker -> page.
@@ -22,4 +43,25 @@ pub enum FromEngine {
     LoadFailed(String),
     Snapshot(Box<Snapshot>),
     Failed { seq: u64, message: String },
+    /// The explainer now answers with this model (the trained one, or the loaded one again).
+    ModelChanged { info: ModelInfo, trained: bool },
+    Train(TrainEvent),
+}
+
+/// Worker -> training panel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TrainEvent {
+    /// What the worker is doing before the first step (fetching the corpus, training a vocabulary).
+    Preparing(String),
+    /// The run is set up: the model, the corpus size, and the held-out loss before training.
+    Ready { info: ModelInfo, train_tokens: usize, eval_loss: f32, eval_acc: f32, setup_ms: f64 },
+    /// The steps since the last progress message; throughput over that window (wall clock).
+    Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64 },
+    Frame(Box<Frame>),
+    Batch(Box<MaskingView>),
+    /// The trained model's files (HF layout): (name, bytes).
+    Saved(Vec<(String, Vec<u8>)>),
+    Failed(String),
+    /// The run was dropped.
+    Reset,
 }

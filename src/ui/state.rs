@@ -43,6 +43,8 @@ pub struct AppState {
     /// Sequence number of the latest reply shown (snapshot or message); equals `edit` once the
     /// page shows the current input.
     pub shown: u64,
+    /// The explainer answers with the model trained in the page.
+    pub trained: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +75,7 @@ impl AppState {
             error: None,
             edit: 1,
             shown: 0,
+            trained: false,
         }
     }
 
@@ -164,6 +167,19 @@ impl AppState {
                 self.load = Load::Ready { info, bytes, ms };
             }
             FromEngine::LoadFailed(m) => self.load = Load::Failed(m),
+            FromEngine::ModelChanged { info, trained } => {
+                if let Load::Ready { bytes, ms, .. } = self.load {
+                    self.heads_off.retain(|&(l, h)| l < info.layers && h < info.heads);
+                    if self.selected.is_some_and(|(l, h)| l >= info.layers || h >= info.heads) {
+                        self.selected = None;
+                    }
+                    self.load = Load::Ready { info, bytes, ms };
+                    self.trained = trained;
+                    self.masked.clear(); // token positions differ under another vocabulary
+                    self.edit += 1; // ask the new model
+                }
+            }
+            FromEngine::Train(_) => {} // the training panel's reducer takes these
             FromEngine::Snapshot(s) => {
                 // a reply for an older edit still shows (better than nothing); the newer one follows
                 if self.snapshot.as_ref().is_none_or(|old| s.seq >= old.seq) {
@@ -316,6 +332,12 @@ mod tests {
         assert_eq!(s.error, None);
         s.apply(Action::Engine(FromEngine::Snapshot(snap(1))));
         assert_eq!(s.snapshot.as_ref().unwrap().seq, s.edit, "an older snapshot does not replace a newer one");
+        let e = s.edit;
+        let small = ModelInfo { layers: 1, heads: 1, ..Default::default() };
+        s.apply(Action::Select(Some((1, 1))));
+        s.apply(Action::Engine(FromEngine::ModelChanged { info: small.clone(), trained: true }));
+        assert_eq!((s.edit, s.trained, s.selected), (e + 1, true, None), "another model: a new request");
+        assert!(matches!(&s.load, Load::Ready { info, .. } if *info == small));
         s.apply(Action::Engine(FromEngine::LoadFailed("bad".into())));
         assert_eq!(s.load, Load::Failed("bad".into()));
     }

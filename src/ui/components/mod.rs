@@ -12,6 +12,10 @@ mod predictions;
 mod progress;
 mod text_input;
 mod tokens;
+mod train_charts;
+mod train_filmstrip;
+mod train_masking;
+mod train_panel;
 
 pub use ablation::Ablation;
 pub use attention_grid::AttentionGrid;
@@ -25,6 +29,10 @@ pub use predictions::Predictions;
 pub use progress::LoadProgress;
 pub use text_input::TextInput;
 pub use tokens::Tokens;
+pub use train_charts::TrainCharts;
+pub use train_filmstrip::Filmstrip;
+pub use train_masking::MaskingPanel;
+pub use train_panel::{Control, TrainPanel};
 
 use crate::explain::Snapshot;
 use std::rc::Rc;
