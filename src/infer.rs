@@ -78,8 +78,24 @@ pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {
     Some(p[0])
 }
 
+/// A forward pass: the CPU reference, or the GPU backend's twin (same trace, same numbers
+/// within tolerance).
+pub type ForwardFn<'a> = dyn Fn(&Batch, &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> + 'a;
+
 /// Predictions at every [MASK] of `text` (and `pair`).
 pub fn fill(bert: &Bert, text: &str, pair: Option<&str>, k: usize, head_mask: Option<Array2<f32>>) -> Result<FillResult> {
+    fill_with(bert, text, pair, k, head_mask, &|b, o| forward(&bert.params, &bert.cfg, b, o))
+}
+
+/// `fill` on a given forward (`--device gpu`).
+pub fn fill_with(
+    bert: &Bert,
+    text: &str,
+    pair: Option<&str>,
+    k: usize,
+    head_mask: Option<Array2<f32>>,
+    fwd: &ForwardFn<'_>,
+) -> Result<FillResult> {
     if bert.params.mlm.is_none() {
         return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
     }
@@ -87,7 +103,7 @@ pub fn fill(bert: &Bert, text: &str, pair: Option<&str>, k: usize, head_mask: Op
     let positions: Vec<usize> =
         enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
     let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), dropout_seed: None };
-    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &opts)?;
+    let trace = fwd(&batch_of(&enc), &opts)?;
     let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
     let masks = positions
         .iter()
@@ -110,8 +126,13 @@ fn f32_tensor(a: ndarray::ArrayViewD<'_, f32>) -> Tensor {
 
 /// The tensors of `bertscope inspect`, HF names and shapes (batch of one, batch axis dropped).
 pub fn inspect(bert: &Bert, text: &str, pair: Option<&str>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
+    inspect_with(bert, text, pair, &|b, o| forward(&bert.params, &bert.cfg, b, o))
+}
+
+/// `inspect` on a given forward (`--device gpu`).
+pub fn inspect_with(bert: &Bert, text: &str, pair: Option<&str>, fwd: &ForwardFn<'_>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
     let enc = bert.tokenizer.encode(text, pair)?;
-    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &ForwardOptions::default())?;
+    let trace = fwd(&batch_of(&enc), &ForwardOptions::default())?;
     let t = enc.input_ids.len();
     let ids = |v: &[u32]| Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[t]), v.iter().map(|&x| x as i64).collect()).expect("len"));
     let mut out = vec![("input_ids".to_string(), ids(&enc.input_ids)), ("token_type_ids".to_string(), ids(&enc.token_type_ids))];

@@ -60,10 +60,17 @@ fn fill_predicts_at_each_mask() {
 }
 
 #[test]
-fn inspect_writes_what_pytorch_computes() {
+fn inspect_writes_what_pytorch_computes_on_both_devices() {
+    // GPU tolerances are issue 3's (attention 1e-4, logits 1e-3); the CPU path's are tighter.
+    for (device, tols) in [("cpu", [1e-4f32, 1e-5, 1e-4]), ("gpu", [1e-3, 1e-4, 1e-3])] {
+        inspect_matches_pytorch(device, tols);
+    }
+}
+
+fn inspect_matches_pytorch(device: &str, tols: [f32; 3]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.safetensors");
-    let o = run(&["inspect", "--model", &default_model(), "--text", "The capital of France is [MASK].", "--out", out.to_str().unwrap()]);
+    let o = run(&["inspect", "--model", &default_model(), "--text", "The capital of France is [MASK].", "--device", device, "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = std::fs::read(&out).unwrap();
     let ours = parse(&ours).unwrap();
@@ -72,13 +79,13 @@ fn inspect_writes_what_pytorch_computes() {
     let mut names: Vec<String> = ours.names().into_iter().map(String::from).collect();
     names.sort();
     assert_eq!(names, ["attentions.0", "attentions.1", "hidden_states.0", "hidden_states.1", "hidden_states.2", "input_ids", "logits", "token_type_ids"]);
-    for (name, tol) in [("hidden_states.2", 1e-4f32), ("attentions.1", 1e-5), ("logits", 1e-4)] {
+    for (name, tol) in [("hidden_states.2", tols[0]), ("attentions.1", tols[1]), ("logits", tols[2])] {
         let a = read_f32(name, &ours.tensor(name).unwrap()).unwrap();
         let b = read_f32(name, &reference.tensor(name).unwrap()).unwrap();
         let b = b.index_axis(ndarray::Axis(0), 0); // the fixture has a batch axis
         assert_eq!(a.shape(), b.shape(), "{name}");
         let d = a.iter().zip(b.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
-        assert!(d <= tol, "{name}: {d:e}");
+        assert!(d <= tol, "{device} {name}: {d:e}");
     }
 }
 
@@ -98,20 +105,28 @@ fn grad_writes_gradients_under_the_files_own_names() {
     let dir = tempfile::tempdir().unwrap();
     let bj = dir.path().join("b.json");
     std::fs::write(&bj, batch.to_string()).unwrap();
+    for device in ["cpu", "gpu"] {
+        grad_matches_pytorch(&reference, &bj, device);
+    }
+}
+
+fn grad_matches_pytorch(reference: &safetensors::SafeTensors<'_>, bj: &Path, device: &str) {
+    let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("g.safetensors");
-    let o = run(&["grad", "--model", &default_model(), "--batch", bj.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&["grad", "--model", &default_model(), "--batch", bj.to_str().unwrap(), "--device", device, "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let gb = std::fs::read(&out).unwrap();
     let g = parse(&gb).unwrap();
     let loss = read_f32("loss", &g.tensor("loss").unwrap()).unwrap()[[0]];
     let want = read_f32("loss", &reference.tensor("loss").unwrap()).unwrap()[[0]];
-    assert!((loss - want).abs() < 1e-5 * want, "loss {loss} vs {want}");
+    assert!((loss - want).abs() < 1e-5 * want, "{device}: loss {loss} vs {want}");
     // the default model stores LayerNorm as gamma/beta, and so does the gradient file
     let ours = read_f32("g", &g.tensor("bert.encoder.layer.1.output.LayerNorm.gamma").unwrap()).unwrap();
     let theirs = read_f32("r", &reference.tensor("grad.bert.encoder.layer.1.output.LayerNorm.weight").unwrap()).unwrap();
     let scale = theirs.iter().fold(0f32, |m, v| m.max(v.abs()));
     let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
-    assert!(d <= 1e-3 * scale, "{d:e} vs {scale:e}");
+    let tol = if device == "gpu" { 1e-2 } else { 1e-3 };
+    assert!(d <= tol * scale, "{device}: {d:e} vs {scale:e}");
     assert!(g.tensor("bert.encoder.layer.1.output.LayerNorm.weight").is_err());
 }
 
@@ -139,7 +154,6 @@ fn bad_models_and_inputs_get_clear_errors() {
     let m = model_copy(dir.path());
     let ms = m.to_str().unwrap();
     fails_with(&["fill", "--model", "/nonexistent/model", "--text", "x"], "is not a model folder");
-    fails_with(&["fill", "--model", ms, "--text", "[MASK]", "--device", "gpu"], "not built yet");
     fails_with(&["params", "--preset", "bert-huge"], "unknown preset");
 
     // truncated weights
@@ -194,4 +208,25 @@ fn hostile_text_never_crashes() {
     }
     let o = run(&["tokenize", "--model", &m, "--text", &long]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("truncated to 512"));
+}
+
+#[test]
+fn train_on_the_gpu_logs_json_lines_and_saves_a_loadable_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let corpus = root().join("www/corpora/simple.txt");
+    let o = run(&[
+        "train", "--corpus", corpus.to_str().unwrap(), "--config", "scratch-tiny", "--vocab-size", "300", "--steps", "4",
+        "--batch", "4", "--seq", "16", "--lr", "1e-3", "--log-every", "1", "--device", "gpu", "--out", out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("training on the GPU"), "{err}");
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines.iter().all(|j| j["loss"].as_f64().is_some_and(f64::is_finite)));
+    assert!(lines[3]["eval_loss"].as_f64().is_some());
+    let j = ok_json(&["fill", "--model", out.to_str().unwrap(), "--text", "the [MASK] is here"]);
+    assert_eq!(j["masks"].as_array().unwrap().len(), 1);
 }

@@ -134,6 +134,10 @@ pub struct Trainer {
     rng: Rng,
     /// The batch of the last step, masked (for the page).
     pub last_batch: Vec<MaskedExample>,
+    /// When set, steps and evaluation run on the GPU; `bert.params` is then stale until
+    /// `sync_from_gpu`.
+    #[cfg(feature = "gpu")]
+    gpu: Option<(std::rc::Rc<crate::gpu::GpuContext>, crate::gpu::train::GpuOptimizer)>,
 }
 
 impl Trainer {
@@ -181,6 +185,8 @@ impl Trainer {
             rng,
             last_batch: Vec::new(),
             opts,
+            #[cfg(feature = "gpu")]
+            gpu: None,
         })
     }
 
@@ -250,6 +256,10 @@ impl Trainer {
     /// One optimiser step on a given batch. On a non-finite loss or gradient nothing is updated.
     pub fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
         let lr = self.schedule.lr(self.step);
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        if self.gpu.is_some() {
+            return self.step_on_gpu(batch, targets, lr);
+        }
         let (p, cfg) = (&self.bert.params, &self.bert.cfg);
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
         let opts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed: seed };
@@ -278,11 +288,65 @@ impl Trainer {
         })
     }
 
+    /// Moves training to the GPU (from the current weights; AdamW moments start afresh).
+    #[cfg(feature = "gpu")]
+    pub fn use_gpu(&mut self, ctx: std::rc::Rc<crate::gpu::GpuContext>) -> Result<()> {
+        let opt = crate::gpu::train::GpuOptimizer::new(&ctx, &self.bert.cfg, &self.bert.params)?;
+        self.gpu = Some((ctx, opt));
+        Ok(())
+    }
+
+    #[cfg(feature = "gpu")]
+    pub fn on_gpu(&self) -> bool {
+        self.gpu.is_some()
+    }
+
+    /// Copies the GPU's weights into `bert.params` (before saving or inspecting them).
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    pub fn sync_from_gpu(&mut self) -> Result<()> {
+        if let Some((ctx, opt)) = &self.gpu {
+            self.bert.params = pollster::block_on(opt.params(ctx))?;
+        }
+        Ok(())
+    }
+
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    fn step_on_gpu(&mut self, batch: &Batch, targets: &Targets, lr: f64) -> Result<StepLog> {
+        let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
+        let adam = AdamWConfig { weight_decay: self.opts.weight_decay, ..Default::default() };
+        let (ctx, opt) = self.gpu.as_mut().expect("gpu set");
+        let st = pollster::block_on(opt.train_step(ctx, batch, targets, lr, &adam, self.opts.max_grad_norm, seed))?;
+        self.step += 1;
+        let l = &st.loss;
+        Ok(StepLog {
+            step: self.step,
+            loss: l.loss,
+            mlm_loss: l.mlm_loss,
+            nsp_loss: l.nsp_loss,
+            mlm_acc: if l.mlm_labelled > 0 { l.mlm_hits as f32 / l.mlm_labelled as f32 } else { 0.0 },
+            lr,
+            grad_norm: st.grad_norm as f32,
+            tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
+        })
+    }
+
     /// Loss and masked-token accuracy on the held-out sequences (dropout off).
     pub fn evaluate(&self) -> Result<EvalLog> {
         let mut loss_sum = 0.0f64;
         let mut labelled = 0usize;
         let mut hits = 0usize;
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        if let Some((ctx, opt)) = &self.gpu {
+            for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
+                let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
+                let l = pollster::block_on(opt.evaluate(ctx, &batch, &targets))?;
+                loss_sum += l.loss as f64 * l.mlm_labelled as f64;
+                hits += l.mlm_hits;
+                labelled += l.mlm_labelled;
+            }
+            let n = labelled.max(1) as f64;
+            return Ok(EvalLog { loss: (loss_sum / n) as f32, mlm_acc: (hits as f64 / n) as f32, sequences: self.held_out.len() });
+        }
         for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
             let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
             let rows = targets.labelled_rows();
