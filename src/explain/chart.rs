@@ -81,21 +81,29 @@ pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     out
 }
 
-/// A tick label: few digits, exponent form for very small or large numbers.
-pub fn tick_label(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e5).contains(&a) {
-        let s = format!("{v:.1e}");
-        s.replace(".0e", "e")
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        let s = format!("{v:.3}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        s.to_string()
+/// Decimals enough to print multiples of `step` exactly (at most 6).
+fn decimals(step: f64) -> usize {
+    let step = step.abs().max(1e-12);
+    let mut d = (-step.log10()).ceil().max(0.0) as usize;
+    while d < 6 && ((step * 10f64.powi(d as i32)) - (step * 10f64.powi(d as i32)).round()).abs() > 1e-6 {
+        d += 1;
     }
+    d
+}
+
+/// Labels for evenly spaced ticks, with as many decimals as their spacing needs (so neighbours
+/// never print the same text); very small or large ranges share one exponent (`1.5e-3`).
+pub fn tick_labels(ticks: &[f64]) -> Vec<String> {
+    let step = if ticks.len() >= 2 { ticks[1] - ticks[0] } else { ticks.first().map_or(1.0, |v| v.abs().max(1e-12)) };
+    let max = ticks.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if max > 0.0 && !(1e-2..1e5).contains(&max) {
+        let exp = max.log10().floor() as i32;
+        let scale = 10f64.powi(exp);
+        let d = decimals(step / scale);
+        return ticks.iter().map(|&v| if v == 0.0 { "0".into() } else { format!("{:.d$}e{exp}", v / scale) }).collect();
+    }
+    let d = decimals(step);
+    ticks.iter().map(|&v| if v == 0.0 { "0".into() } else { format!("{v:.d$}") }).collect()
 }
 
 /// The plot area inside a canvas of `w` x `h` pixels (room left for labels).
@@ -147,8 +155,10 @@ pub fn layout(series: &[&Series], w: f64, h: f64, pad: (f64, f64), x_max: f64, y
     let y1 = if y1 <= y0 { y0 + step } else { y1 };
     let sx = |x: f64| frame.left + (x - x0) / (x1 - x0) * (frame.right - frame.left);
     let sy = |y: f64| frame.bottom - (y - y0) / (y1 - y0) * (frame.bottom - frame.top);
-    let x_ticks = nice_ticks(x0, x1, 5).into_iter().map(|v| (sx(v), tick_label(v))).collect();
-    let y_ticks = nice_ticks(y0, y1, 4).into_iter().map(|v| (sy(v), tick_label(v))).collect();
+    let xt = nice_ticks(x0, x1, 5);
+    let yt = nice_ticks(y0, y1, 4);
+    let x_ticks = xt.iter().zip(tick_labels(&xt)).map(|(&v, l)| (sx(v), l)).collect();
+    let y_ticks = yt.iter().zip(tick_labels(&yt)).map(|(&v, l)| (sy(v), l)).collect();
     let lines = series.iter().map(|s| s.points.iter().map(|&(x, y)| (sx(x), sy(y))).collect()).collect();
     Layout { frame, x_ticks, y_ticks, lines, x_range: (x0, x1), y_range: (y0, y1) }
 }
@@ -217,11 +227,16 @@ mod tests {
         assert!((t[1] - 0.0005).abs() < 1e-12);
         assert!(!nice_ticks(5.0, 5.0, 4).is_empty(), "a flat range still gets ticks");
         assert!(nice_ticks(f64::NAN, 1.0, 4).is_empty());
-        assert_eq!(tick_label(0.0005), "5e-4");
-        assert_eq!(tick_label(2.5), "2.5");
-        assert_eq!(tick_label(6.0), "6");
-        assert_eq!(tick_label(12_000.0), "12000");
-        assert_eq!(tick_label(250_000.0), "2.5e5");
+        assert_eq!(tick_labels(&[0.0, 0.0005, 0.001, 0.0015, 0.002]), ["0", "0.5e-3", "1.0e-3", "1.5e-3", "2.0e-3"]);
+        assert_eq!(tick_labels(&[2.0, 2.5, 3.0]), ["2.0", "2.5", "3.0"]);
+        assert_eq!(tick_labels(&[4.0, 6.0]), ["4", "6"]);
+        assert_eq!(tick_labels(&[0.0, 0.05, 0.1]), ["0", "0.05", "0.10"]);
+        assert_eq!(tick_labels(&[10_000.0, 12_000.0]), ["10000", "12000"]);
+        assert_eq!(tick_labels(&[0.0, 250_000.0]), ["0", "2.5e5"]);
+        let l = tick_labels(&nice_ticks(0.0, 0.002, 4));
+        let mut d = l.clone();
+        d.dedup();
+        assert_eq!(d, l, "no two ticks print the same");
     }
 
     #[test]

@@ -113,7 +113,11 @@ impl TrainSetup {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogPoint {
     pub step: usize,
+    /// The training loss (masked LM, + NSP when the model has that head).
     pub loss: f32,
+    /// Its two parts.
+    pub mlm_loss: Option<f32>,
+    pub nsp_loss: Option<f32>,
     pub mlm_acc: f32,
     pub lr: f64,
     /// Non-padding tokens in the batch.
@@ -261,6 +265,8 @@ impl TrainSession {
         let mut p = LogPoint {
             step: log.step,
             loss: log.loss,
+            mlm_loss: log.mlm_loss,
+            nsp_loss: log.nsp_loss,
             mlm_acc: log.mlm_acc,
             lr: log.lr,
             tokens: log.tokens,
@@ -449,6 +455,7 @@ mod tests {
         let first: f32 = logs[..5].iter().map(|l| l.loss).sum();
         let last: f32 = logs[25..].iter().map(|l| l.loss).sum();
         assert!(last < first, "the loss falls: {first} -> {last}");
+        assert!(logs.iter().all(|l| (l.mlm_loss.unwrap() + l.nsp_loss.unwrap() - l.loss).abs() < 1e-4), "MLM + NSP");
         assert!(logs.iter().all(|l| l.tokens > 0 && l.lr >= 0.0 && (0.0..=1.0).contains(&l.mlm_acc)));
     }
 

@@ -35,21 +35,6 @@ impl Reducible for TrainView {
     }
 }
 
-/// Blob URLs for downloading the saved model files: (name, bytes, URL).
-fn download_links(files: &[(String, Vec<u8>)]) -> Vec<(String, usize, String)> {
-    files
-        .iter()
-        .filter_map(|(name, bytes)| {
-            let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
-            let opts = web_sys::BlobPropertyBag::new();
-            opts.set_type(if name.ends_with(".json") { "application/json" } else { "application/octet-stream" });
-            let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).ok()?;
-            let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
-            Some((name.clone(), bytes.len(), url))
-        })
-        .collect()
-}
-
 /// The worker script Trunk writes next to index.html.
 const WORKER_PATH: &str = "worker.js";
 
@@ -104,8 +89,8 @@ fn App() -> Html {
         let cell = bridge_cell.clone();
         use_reactor_bridge::<Engine, _>(move |ev| match ev {
             ReactorEvent::Output(FromEngine::Train(ev)) => {
-                if let TrainEvent::Saved(files) = &ev {
-                    train_d.dispatch(TrainAction::Links(download_links(files)));
+                if let TrainEvent::Saved(links) = &ev {
+                    train_d.dispatch(TrainAction::Links(links.clone()));
                 }
                 train_d.dispatch(TrainAction::Event(ev));
             }

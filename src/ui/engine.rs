@@ -81,7 +81,14 @@ struct Worker {
     window_tokens: usize,
     window_ms: f64,
     last_batch: f64,
+    /// The blob URLs of the last save (revoked at the next).
+    links: Vec<(String, usize, String)>,
+    /// (end time, tokens) of the steps of the last couple of seconds: the throughput shown.
+    recent: std::collections::VecDeque<(f64, usize)>,
 }
+
+/// Throughput is averaged over about this long.
+const RATE_MS: f64 = 2000.0;
 
 impl Worker {
     /// The model the explainer uses.
@@ -134,6 +141,7 @@ impl Worker {
                 } else {
                     self.running = true;
                     self.window_t0 = now_ms();
+                    self.recent.clear();
                     self.progress()
                 }
             }
@@ -143,6 +151,7 @@ impl Worker {
                 }
                 self.running = false;
                 self.window_t0 = now_ms();
+                self.recent.clear();
                 if !self.steps(scope, 0.0).await {
                     return false;
                 }
@@ -178,11 +187,17 @@ impl Worker {
             TrainCmd::Save => match &self.run {
                 None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
                 Some(r) => match r.trainer.bert.to_files() {
-                    Ok(f) => TrainEvent::Saved(vec![
-                        ("config.json".into(), f.config_json.into_bytes()),
-                        ("model.safetensors".into(), f.weights),
-                        ("tokenizer.json".into(), f.tokenizer_json.unwrap_or_default()),
-                    ]),
+                    Ok(f) => {
+                        for (_, _, url) in self.links.drain(..) {
+                            let _ = web_sys::Url::revoke_object_url(&url);
+                        }
+                        self.links = download_links(&[
+                            ("config.json", f.config_json.into_bytes()),
+                            ("model.safetensors", f.weights),
+                            ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
+                        ]);
+                        TrainEvent::Saved(self.links.clone())
+                    }
                     Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
                 },
             },
@@ -250,6 +265,11 @@ impl Worker {
             match run.step() {
                 Ok(p) => {
                     self.window_tokens += p.tokens;
+                    let now = now_ms();
+                    self.recent.push_back((now, p.tokens));
+                    while self.recent.len() > 2 && now - self.recent[0].0 > RATE_MS {
+                        self.recent.pop_front();
+                    }
                     self.pending.push(p);
                 }
                 Err(e) => {
@@ -307,7 +327,13 @@ impl Worker {
         let now = now_ms();
         let logs = std::mem::take(&mut self.pending);
         let secs = ((now - self.window_t0) / 1000.0).max(1e-9);
-        let tokens_per_s = if logs.is_empty() { 0.0 } else { self.window_tokens as f64 / secs };
+        let recent = match (self.recent.front(), self.recent.back()) {
+            (Some(a), Some(b)) if b.0 - a.0 > 200.0 => {
+                Some(self.recent.iter().skip(1).map(|r| r.1).sum::<usize>() as f64 / ((b.0 - a.0) / 1000.0))
+            }
+            _ => None,
+        };
+        let tokens_per_s = if logs.is_empty() { 0.0 } else { recent.unwrap_or(self.window_tokens as f64 / secs) };
         let ms_per_step = if logs.is_empty() { 0.0 } else { self.window_ms / logs.len() as f64 };
         self.window_t0 = now;
         self.window_tokens = 0;
@@ -315,6 +341,21 @@ impl Worker {
         let (step, steps) = self.run.as_ref().map(|r| (r.step_count(), r.setup.steps)).unwrap_or((0, 0));
         TrainEvent::Progress { logs, step, steps, running: self.running, tokens_per_s, ms_per_step }
     }
+}
+
+/// Blob URLs (same origin as the page) for downloading files: (name, bytes, URL).
+fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
+    files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
+            let opts = web_sys::BlobPropertyBag::new();
+            opts.set_type(if name.ends_with(".json") { "application/json" } else { "application/octet-stream" });
+            let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).ok()?;
+            let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+            Some((name.to_string(), bytes.len(), url))
+        })
+        .collect()
 }
 
 /// A text file from the page's origin.

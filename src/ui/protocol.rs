@@ -59,8 +59,9 @@ pub enum TrainEvent {
     Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64 },
     Frame(Box<Frame>),
     Batch(Box<MaskingView>),
-    /// The trained model's files (HF layout): (name, bytes).
-    Saved(Vec<(String, Vec<u8>)>),
+    /// The trained model's files (HF layout) as blob URLs made by the worker (the bytes never
+    /// cross to the page): (name, bytes, URL).
+    Saved(Vec<(String, usize, String)>),
     Failed(String),
     /// The run was dropped.
     Reset,

@@ -111,7 +111,10 @@ pub struct TrainView {
     pub setup_ms: f64,
     pub step: usize,
     pub steps: usize,
+    /// Training masked-LM loss per step.
     pub loss: Rc<Series>,
+    /// The latest NSP loss (models with that head).
+    pub nsp_loss: Option<f32>,
     pub eval_loss: Rc<Series>,
     pub acc: Rc<Series>,
     pub eval_acc: Rc<Series>,
@@ -145,6 +148,7 @@ impl Default for TrainView {
             step: 0,
             steps: 0,
             loss: s(),
+            nsp_loss: None,
             eval_loss: s(),
             acc: s(),
             eval_acc: s(),
@@ -260,7 +264,9 @@ impl TrainView {
                 }
                 for p in &logs {
                     let x = p.step as f64;
-                    Rc::make_mut(&mut self.loss).push(x, p.loss as f64);
+                    // the masked-LM part: comparable with the held-out loss (MLM only)
+                    Rc::make_mut(&mut self.loss).push(x, p.mlm_loss.unwrap_or(p.loss) as f64);
+                    self.nsp_loss = p.nsp_loss;
                     Rc::make_mut(&mut self.acc).push(x, p.mlm_acc as f64);
                     Rc::make_mut(&mut self.lr).push(x, p.lr);
                     if let Some(l) = p.eval_loss {
@@ -319,7 +325,7 @@ mod tests {
     use crate::explain::training::{Frame, LogPoint};
 
     fn log(step: usize, loss: f32, eval: bool) -> LogPoint {
-        LogPoint { step, loss, mlm_acc: 0.1, lr: 1e-3, tokens: 100, eval_loss: eval.then_some(loss + 0.5), eval_acc: eval.then_some(0.2) }
+        LogPoint { step, loss, mlm_loss: None, nsp_loss: None, mlm_acc: 0.1, lr: 1e-3, tokens: 100, eval_loss: eval.then_some(loss + 0.5), eval_acc: eval.then_some(0.2) }
     }
 
     fn progress(steps: std::ops::RangeInclusive<usize>, running: bool) -> TrainAction {

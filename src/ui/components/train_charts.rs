@@ -172,7 +172,12 @@ pub fn TrainCharts(p: &ChartsProps) -> Html {
     let values: String = v.loss.points.iter().map(|p| format!("{:.4}", p.1)).collect::<Vec<_>>().join(",");
     let last = |s: &Series, f: fn(f64) -> String| s.last().map(|p| AttrValue::from(f(p.1)));
     let loss_latest = match (v.loss.last(), v.eval_loss.last()) {
-        (Some(a), Some(b)) => Some(AttrValue::from(format!("train {:.3} · held-out {:.3}", a.1, b.1))),
+        (Some(a), Some(b)) => Some(AttrValue::from(format!(
+            "train {:.3} · held-out {:.3}{}",
+            a.1,
+            b.1,
+            v.nsp_loss.map(|n| format!(" · NSP {n:.3}")).unwrap_or_default()
+        ))),
         (None, Some(b)) => Some(AttrValue::from(format!("held-out {:.3}", b.1))),
         _ => None,
     };
@@ -183,7 +188,7 @@ pub fn TrainCharts(p: &ChartsProps) -> Html {
     let line = |series: &Rc<Series>, color, style, label| Line { series: series.clone(), color, style, label };
     html! {
         <div class="charts">
-            <LineChart title="Loss (cross-entropy of the masked tokens, + NSP)" {x_max} testid="loss-chart" values={AttrValue::from(values)}
+            <LineChart title="Masked-LM loss (cross-entropy at the chosen tokens)" {x_max} testid="loss-chart" values={AttrValue::from(values)}
                 latest={loss_latest}
                 lines={vec![
                     line(&v.loss, "#2a5bd7", Style::Faint, "train"),

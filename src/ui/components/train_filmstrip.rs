@@ -146,6 +146,8 @@ pub fn Filmstrip(p: &Props) -> Html {
         }
     };
     let labels_b = Rc::new(fb.tokens.clone());
+    // one row per layer, one column per head
+    let grid = format!("grid-template-columns: repeat({}, max-content)", fb.heads.max(1));
     let mut heads = vec![];
     let mut diffs = vec![];
     for l in 0..fb.layers {
@@ -171,9 +173,9 @@ pub fn Filmstrip(p: &Props) -> Html {
                 <span class="muted">{ format!("{n} frames kept") }</span>
             </div>
             <h3>{ format!("Every head's attention at step {} (row = query token, column = key token)", fb.step) }</h3>
-            <div class="fmats">{ for heads }</div>
+            <div class="fmats" style={grid.clone()}>{ for heads }</div>
             <h3>{ format!("What changed from step {} to step {} (orange: more attention, purple: less)", fa.step, fb.step) }</h3>
-            <div class="fmats">{ for diffs }</div>
+            <div class="fmats" style={grid}>{ for diffs }</div>
             <h3>{ "The probe's [MASK], before and after" }</h3>
             <div class="compare">
                 <div><h4>{ format!("step {}", fa.step) }</h4>{ guesses(&fa) }</div>

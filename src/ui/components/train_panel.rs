@@ -27,13 +27,13 @@ pub struct Props {
     pub on_control: Callback<Control>,
 }
 
-fn number(label: &'static str, value: String, hint: &'static str, locked: bool, to: fn(String) -> Field, cb: &Callback<TrainAction>) -> Html {
+fn number(label: &'static str, testid: &'static str, value: String, hint: &'static str, locked: bool, to: fn(String) -> Field, cb: &Callback<TrainAction>) -> Html {
     let cb = cb.clone();
     let onchange = Callback::from(move |e: Event| cb.emit(TrainAction::Edit(to(e.target_unchecked_into::<HtmlInputElement>().value()))));
     html! {
         <label class="field" title={hint}>
             <span>{ label }</span>
-            <input type="text" inputmode="decimal" {value} disabled={locked} {onchange} />
+            <input type="text" inputmode="decimal" {value} disabled={locked} {onchange} data-testid={testid} />
         </label>
     }
 }
@@ -52,7 +52,7 @@ pub fn TrainPanel(p: &Props) -> Html {
         let act = act.clone();
         html! {
             <label class="radio">
-                <input type="radio" name="train-mode" checked={s.mode == m} disabled={locked}
+                <input type="radio" name="train-mode" checked={s.mode == m} disabled={locked} data-testid={if m == TrainMode::Scratch { "train-mode-scratch" } else { "train-mode-continue" }}
                     onchange={Callback::from(move |_: Event| act.emit(TrainAction::Edit(Field::Mode(m))))} />
                 { label }
             </label>
@@ -155,15 +155,15 @@ pub fn TrainPanel(p: &Props) -> Html {
                 </fieldset>
                 <fieldset class="numbers" disabled={locked}>
                     <legend>{ "Settings" }</legend>
-                    { number("batch", s.batch.to_string(), "sequences per step", locked, Field::Batch, &act) }
-                    { number("seq len", s.seq.to_string(), "tokens per sequence (at most 128 from scratch)", locked, Field::Seq, &act) }
-                    { number("learning rate", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup", locked, Field::Lr, &act) }
-                    { number("steps", s.steps.to_string(), "optimiser steps", locked, Field::Steps, &act) }
-                    { number("seed", s.seed.to_string(), "initialisation, data order, masking and dropout", locked, Field::Seed, &act) }
-                    { number("frame every", s.snap_every.to_string(), "a filmstrip frame every N steps", locked, Field::SnapEvery, &act) }
+                    { number("batch", "train-batch", s.batch.to_string(), "sequences per step", locked, Field::Batch, &act) }
+                    { number("seq len", "train-seq", s.seq.to_string(), "tokens per sequence (at most 128 from scratch)", locked, Field::Seq, &act) }
+                    { number("learning rate", "train-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup", locked, Field::Lr, &act) }
+                    { number("steps", "train-steps", s.steps.to_string(), "optimiser steps", locked, Field::Steps, &act) }
+                    { number("seed", "train-seed", s.seed.to_string(), "initialisation, data order, masking and dropout", locked, Field::Seed, &act) }
+                    { number("frame every", "train-every", s.snap_every.to_string(), "a filmstrip frame every N steps", locked, Field::SnapEvery, &act) }
                     <label class="field probe">
                         <span>{ "probe sentence (filmstrip)" }</span>
-                        <input type="text" value={s.probe.clone()} disabled={locked} onchange={on_probe} />
+                        <input type="text" value={s.probe.clone()} disabled={locked} onchange={on_probe} data-testid="train-probe" />
                     </label>
                 </fieldset>
             </div>
