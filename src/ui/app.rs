@@ -2,12 +2,13 @@
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
 use super::components::{
-    Ablation, AttentionGrid, Badge, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
-    TextInput, Tokens, TrainCharts, TrainPanel,
+    Ablation, AttentionGrid, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
+    TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use super::state::{Action, AppState, Coalescer, Load};
+use super::tour::{on_key, Tab, Tour};
 use super::train_state::{TrainAction, TrainView};
 use super::url::UrlState;
 use std::cell::RefCell;
@@ -32,6 +33,51 @@ impl Reducible for TrainView {
         let mut next = (*self).clone();
         next.apply(action);
         Rc::new(next)
+    }
+}
+
+/// The tour moves by key names.
+pub struct TourKey(&'static str);
+
+impl Reducible for Tour {
+    type Action = TourKey;
+
+    fn reduce(self: Rc<Self>, k: TourKey) -> Rc<Self> {
+        Rc::new(match k.0 {
+            "open" => Tour { at: Some(0) },
+            key => on_key(*self, key),
+        })
+    }
+}
+
+/// Keys the tour takes (when it is open and the focus is not in a text field).
+fn tour_key(e: &web_sys::KeyboardEvent) -> Option<&'static str> {
+    let typing = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+    if typing || e.alt_key() || e.ctrl_key() || e.meta_key() {
+        return None;
+    }
+    ["ArrowRight", "ArrowLeft", "Home", "End", "Escape", "PageDown", "PageUp"].into_iter().find(|k| *k == e.key())
+}
+
+/// Marks the view a tour step points at (and unmarks the others), scrolled into view.
+fn point_at(selector: Option<&str>) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Ok(old) = doc.query_selector_all("[data-tour]") {
+        for i in 0..old.length() {
+            if let Some(el) = old.item(i).and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok()) {
+                let _ = el.remove_attribute("data-tour");
+            }
+        }
+    }
+    let Some(sel) = selector else { return };
+    if let Ok(Some(el)) = doc.query_selector(sel) {
+        let _ = el.set_attribute("data-tour", "on");
+        let opts = web_sys::ScrollIntoViewOptions::new();
+        opts.set_block(web_sys::ScrollLogicalPosition::Start);
+        el.scroll_into_view_with_scroll_into_view_options(&opts);
     }
 }
 
@@ -81,6 +127,39 @@ fn App() -> Html {
 
     let train = use_reducer(TrainView::default);
     let tab_train = use_state(|| location_search().contains("view=train"));
+    let tour = use_reducer(Tour::default);
+    // the tour's keys, on the whole page
+    {
+        let d = tour.dispatcher();
+        use_effect_with((), move |_| {
+            let cb = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+                if let Some(k) = tour_key(&e) {
+                    d.dispatch(TourKey(k));
+                }
+            });
+            let doc = web_sys::window().and_then(|w| w.document());
+            if let Some(doc) = &doc {
+                let _ = doc.add_event_listener_with_callback("keydown", wasm_bindgen::JsCast::unchecked_ref(cb.as_ref()));
+            }
+            move || {
+                if let Some(doc) = doc {
+                    let _ = doc.remove_event_listener_with_callback("keydown", wasm_bindgen::JsCast::unchecked_ref(cb.as_ref()));
+                }
+            }
+        });
+    }
+    // a step shows its tab and points at its view
+    let shown_train = tour.step().map_or(*tab_train, |s| s.tab == Tab::Train);
+    {
+        let tab_train = tab_train.clone();
+        use_effect_with(tour.at, move |at| {
+            let step = at.and(Tour { at: *at }.step());
+            if let Some(s) = step {
+                tab_train.set(s.tab == Tab::Train);
+            }
+            point_at(step.map(|s| s.target));
+        });
+    }
 
     let bridge = {
         let dispatcher = state.dispatcher();
@@ -214,7 +293,7 @@ fn App() -> Html {
     let tab = |train_tab: bool, label: &'static str, testid: &'static str| {
         let t = tab_train.clone();
         html! {
-            <button role="tab" class={classes!("tab", (*tab_train == train_tab).then_some("active"))} aria-selected={(*tab_train == train_tab).to_string()}
+            <button role="tab" class={classes!("tab", (shown_train == train_tab).then_some("active"))} aria-selected={(shown_train == train_tab).to_string()}
                 data-testid={testid} onclick={Callback::from(move |_: MouseEvent| t.set(train_tab))}>{ label }</button>
         }
     };
@@ -264,9 +343,12 @@ fn App() -> Html {
                 { tab(false, "Explain a sentence", "tab-explain") }
                 { tab(true, "Train a BERT", "tab-train") }
                 { if state.trained { html! { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained in this page." }</span> } } else { html! {} } }
+                <button class="tour-start" data-testid="tour-start" onclick={{ let d = tour.dispatcher(); Callback::from(move |_: MouseEvent| d.dispatch(TourKey("open"))) }}>
+                    { "Guided tour" }</button>
             </nav>
+            <TourPanel tour={*tour} on_key={{ let d = tour.dispatcher(); Callback::from(move |k: &'static str| d.dispatch(TourKey(k))) }} />
 
-            <div class="train-view" hidden={!*tab_train} data-testid="train-view">
+            <div class="train-view" hidden={!shown_train} data-testid="train-view">
                 <section class="card">
                     <h2>{ "Train a BERT in your browser" }</h2>
                     <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker on the CPU (WebAssembly). Choose a model and a corpus, press Start, and watch it learn." }</p>
@@ -274,7 +356,7 @@ fn App() -> Html {
                 </section>
                 <section class="card">
                     <h2>{ "Learning curves" }</h2>
-                    <TrainCharts view={train_view.clone()} />
+                    <TrainCharts view={train_view.clone()} visible={shown_train} />
                 </section>
                 <section class="card">
                     <h2>{ "The masking pipeline, current batch" }</h2>
@@ -288,7 +370,7 @@ fn App() -> Html {
                 </section>
             </div>
 
-            <div class="explain-view" hidden={*tab_train}>
+            <div class="explain-view" hidden={shown_train}>
             <section class="card inputs">
                 <TextInput label="Sentence" testid="text-input" value={AttrValue::from(state.text.clone())}
                     placeholder="the capital of france is [MASK]." on_change={on_text} />
@@ -306,10 +388,21 @@ fn App() -> Html {
             <section class="card">
                 <h2>{ "2. Masked-word predictions" }</h2>
                 { match &snap {
-                    Some(s) => html! {
-                        <Predictions snapshot={s.clone()} has_pair={!state.pair.trim().is_empty()}
-                            has_mlm={info.as_ref().is_none_or(|i| i.has_mlm)} has_nsp={info.as_ref().is_some_and(|i| i.has_nsp)} />
-                    },
+                    Some(s) => {
+                        let after = html! {
+                            <Predictions snapshot={s.clone()} has_pair={!state.pair.trim().is_empty()}
+                                has_mlm={info.as_ref().is_none_or(|i| i.has_mlm)} has_nsp={info.as_ref().is_some_and(|i| i.has_nsp)} />
+                        };
+                        match (&state.compare, state.trained) {
+                            (Some((_, before)), true) => html! {
+                                <div class="before-after">
+                                    <div><h3 class="side">{ "After: the model trained in this page" }</h3>{ after }</div>
+                                    <div><h3 class="side">{ "Before: the loaded model" }</h3><BeforePredictions groups={before.clone()} /></div>
+                                </div>
+                            },
+                            _ => after,
+                        }
+                    }
                     None => placeholder("Predictions"),
                 } }
             </section>

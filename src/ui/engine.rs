@@ -111,7 +111,27 @@ impl Worker {
                 // the model loaded before (if any) stays
                 Err(e) => FromEngine::LoadFailed(e),
             },
-            ToEngine::Explain(req) => match self.active() {
+            ToEngine::Explain(req) => {
+                // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
+                // two vocabularies may cut the text differently)
+                if self.use_trained && self.run.is_some() {
+                    if let Some(b) = &self.bert {
+                        let plain = crate::explain::Request { masked: vec![], heads_off: vec![], ..req.clone() };
+                        let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
+                        if scope.send(FromEngine::Compare { seq: req.seq, predictions }).await.is_err() {
+                            return false;
+                        }
+                    }
+                }
+                self.explain(req)
+            }
+            ToEngine::Train(cmd) => return self.train(cmd, scope).await,
+        };
+        scope.send(reply).await.is_ok()
+    }
+
+    fn explain(&self, req: crate::explain::Request) -> FromEngine {
+        match self.active() {
                 None => FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() },
                 Some(b) => {
                     let t0 = now_ms();
@@ -124,10 +144,7 @@ impl Worker {
                         Err(e) => FromEngine::Failed { seq: req.seq, message: e.to_string() },
                     }
                 }
-            },
-            ToEngine::Train(cmd) => return self.train(cmd, scope).await,
-        };
-        scope.send(reply).await.is_ok()
+        }
     }
 
     async fn train(&mut self, cmd: TrainCmd, scope: &mut Scope) -> bool {

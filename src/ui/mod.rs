@@ -3,6 +3,7 @@
 
 pub mod protocol;
 pub mod state;
+pub mod tour;
 pub mod train_state;
 pub mod url;
 

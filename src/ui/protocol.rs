@@ -2,6 +2,7 @@
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
+use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,9 @@ pub enum FromEngine {
     LoadFailed(String),
     Snapshot(Box<Snapshot>),
     Failed { seq: u64, message: String },
+    /// While the explainer uses the trained model: the loaded model's guesses at the typed
+    /// [MASK]s of request `seq` (before / after, side by side).
+    Compare { seq: u64, predictions: Vec<MaskPredictions> },
     /// The explainer now answers with this model (the trained one, or the loaded one again).
     ModelChanged { info: ModelInfo, trained: bool },
     Train(TrainEvent),

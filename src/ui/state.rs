@@ -4,6 +4,7 @@
 
 use super::protocol::FromEngine;
 use super::url::UrlState;
+use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
 use std::rc::Rc;
 
@@ -45,6 +46,8 @@ pub struct AppState {
     pub shown: u64,
     /// The explainer answers with the model trained in the page.
     pub trained: bool,
+    /// Then: the loaded model's guesses for the same request (seq, groups), side by side.
+    pub compare: Option<(u64, Rc<Vec<MaskPredictions>>)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +79,7 @@ impl AppState {
             edit: 1,
             shown: 0,
             trained: false,
+            compare: None,
         }
     }
 
@@ -175,8 +179,14 @@ impl AppState {
                     }
                     self.load = Load::Ready { info, bytes, ms };
                     self.trained = trained;
+                    self.compare = None;
                     self.masked.clear(); // token positions differ under another vocabulary
                     self.edit += 1; // ask the new model
+                }
+            }
+            FromEngine::Compare { seq, predictions } => {
+                if self.trained && self.compare.as_ref().is_none_or(|c| seq >= c.0) {
+                    self.compare = Some((seq, Rc::new(predictions)));
                 }
             }
             FromEngine::Train(_) => {} // the training panel's reducer takes these
@@ -338,6 +348,13 @@ mod tests {
         s.apply(Action::Engine(FromEngine::ModelChanged { info: small.clone(), trained: true }));
         assert_eq!((s.edit, s.trained, s.selected), (e + 1, true, None), "another model: a new request");
         assert!(matches!(&s.load, Load::Ready { info, .. } if *info == small));
+        s.apply(Action::Engine(FromEngine::Compare { seq: s.edit, predictions: vec![] }));
+        s.apply(Action::Engine(FromEngine::Compare { seq: s.edit - 1, predictions: vec![MaskPredictions { position: 1, top: vec![] }] }));
+        assert_eq!(s.compare.as_ref().map(|c| (c.0, c.1.len())), Some((s.edit, 0)), "an older comparison does not replace a newer one");
+        s.apply(Action::Engine(FromEngine::ModelChanged { info: small.clone(), trained: false }));
+        assert!(s.compare.is_none() && !s.trained);
+        s.apply(Action::Engine(FromEngine::Compare { seq: s.edit, predictions: vec![] }));
+        assert!(s.compare.is_none(), "no comparison with the loaded model itself");
         s.apply(Action::Engine(FromEngine::LoadFailed("bad".into())));
         assert_eq!(s.load, Load::Failed("bad".into()));
     }

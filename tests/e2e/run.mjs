@@ -387,7 +387,7 @@ async function main() {
       await p.locator(sel("train-mode-scratch")).check();
       await setField(p, "train-batch", 8);
       await setField(p, "train-seq", 32);
-      await setField(p, "train-steps", 300);
+      await setField(p, "train-steps", 400);
       await setField(p, "train-every", 10);
       assert((await stepOf(p)) === 0, "step 0 before training");
       await shot(p, "14-train-step0");
@@ -417,20 +417,22 @@ async function main() {
       const trainingLong = await p.evaluate(() => window.__long);
 
       // the explainer answers while the worker trains
+      const s5 = await stepOf(p);
       await p.click(sel("tab-explain"));
       t0 = Date.now();
       await setText(p, "text-input", "the man went to the [MASK] to buy milk.");
       const explainMs = Date.now() - t0;
       checkPredictions(await predictions(p));
       await p.click(sel("tab-train"));
-      assert((await phaseOf(p)) === "running", `still training after the explainer: ${await phaseOf(p)}`);
+      const s6 = await stepOf(p);
+      assert(s6 > s5 && ["running", "finished"].includes(await phaseOf(p)), `training went on while explaining: ${s5} -> ${s6}, ${await phaseOf(p)}`);
 
       await waitStep(p, 100);
       await shot(p, "15-train-step100");
       await shot(p, "15b-train-charts", `section:has(${sel("loss-chart")})`);
       await shot(p, "15c-train-masking", `section:has(${sel("masking-view")})`);
       await waitPhase(p, "finished", 300_000);
-      assert((await stepOf(p)) === 300, `ends at step 300, got ${await stepOf(p)}`);
+      assert((await stepOf(p)) === 400, `ends at step 400, got ${await stepOf(p)}`);
       await shot(p, "16-train-end");
       await shot(p, "16b-train-filmstrip", `section:has(${sel("filmstrip")})`);
 
@@ -445,7 +447,7 @@ async function main() {
       // scrub A to the middle: the page says which step it shows
       await p.locator(sel("filmstrip-a")).fill(String(Math.floor(frames / 2)));
       const stepA = Number(await p.getAttribute(sel("filmstrip"), "data-step-a"));
-      assert(stepA > 0 && stepA < 300, `scrubbed A to step ${stepA}`);
+      assert(stepA > 0 && stepA < 400, `scrubbed A to step ${stepA}`);
 
       // the masking view: 15% of the candidates chosen, [MASK] / random / kept shown
       const mv = p.locator(sel("masking-view"));
@@ -495,6 +497,12 @@ async function main() {
       const ids = await p.$$eval(`${sel("tokens")} > *`, (els) => els.map((e) => Number(e.dataset.id)));
       assert(Math.max(...ids) < saved.cfg.vocab_size, `ids of the trained vocabulary: ${ids}`);
       checkPredictions(await predictions(p));
+      // before / after: the loaded model's guesses beside the trained model's
+      await p.waitForSelector(`${sel("predictions-before")} [data-token]`, { timeout: TIMEOUT });
+      const beforeTop = await p.$eval(`${sel("predictions-before")} [data-token]`, (e) => e.dataset.token);
+      const afterTop = (await predictions(p))[0].token;
+      metrics.before_after = { text: "the cats sat on the [MASK].", before: beforeTop, after: afterTop };
+      await shot(p, "17-before-after", `section:has(${sel("predictions")})`);
       await p.click(sel("tab-train"));
       await p.locator(sel("train-use")).uncheck();
       await p.waitForSelector(sel("trained-note"), { state: "detached", timeout: TIMEOUT });
@@ -504,6 +512,41 @@ async function main() {
       assert(ids2.includes(103) && ids2[0] === 101, `the default model again: ${ids2}`);
       await p.context().close();
       assert(pageErrors.length === 0, `page errors: ${pageErrors.join(" | ")}`);
+    });
+
+    await test("guided tour: keys move through ten steps across both tabs, Esc closes", async () => {
+      const p = await newPage();
+      await settled(p);
+      await p.click(sel("tour-start"));
+      await p.waitForSelector(sel("tour"), { timeout: TIMEOUT });
+      const step = () => p.getAttribute(sel("tour"), "data-step");
+      assert((await step()) === "0", "opens at step 1");
+      assert(await p.isVisible(`[data-tour="on"] ${sel("tokens")}`), "step 1 points at the tokens");
+      await p.keyboard.press("ArrowLeft");
+      assert((await step()) === "0", "no step before the first");
+      for (let i = 0; i < 6; i++) await p.keyboard.press("ArrowRight");
+      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "6", null, { timeout: TIMEOUT });
+      assert(await p.isVisible(sel("train-view")), "step 7 shows the training tab");
+      assert(await p.isVisible(`[data-tour="on"] ${sel("masking-view")}`), "step 7 points at the masking view");
+      // the charts, laid out while their tab was hidden, are drawn once it shows
+      const inked = await p.$eval(sel("loss-chart"), (c) => {
+        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+        return n;
+      });
+      assert(inked > 1000, `the loss chart's axes are drawn (${inked} pixels)`);
+      await shot(p, "18-tour-step7");
+      for (let i = 0; i < 5; i++) await p.keyboard.press("ArrowRight");
+      assert((await step()) === "9", "ends at step 10");
+      // keys typed into a text box are not the tour's
+      await p.locator(sel("train-probe")).press("ArrowLeft");
+      assert((await step()) === "9", "an arrow in a text field leaves the tour alone");
+      await p.locator("body").click({ position: { x: 5, y: 5 } });
+      await p.keyboard.press("Escape");
+      await p.waitForSelector(sel("tour"), { state: "detached", timeout: TIMEOUT });
+      assert((await p.$$("[data-tour]")).length === 0, "nothing stays highlighted");
+      await p.context().close();
     });
 
     await test("continue training the loaded model; bad settings are a message", async () => {

@@ -43,6 +43,8 @@ pub struct ChartProps {
     /// The latest value, printed next to the title.
     #[prop_or_default]
     pub latest: Option<AttrValue>,
+    /// The chart is on screen (a hidden canvas has no size to draw at: drawn again when shown).
+    pub visible: bool,
 }
 
 const FONT: &str = "15px system-ui, sans-serif";
@@ -162,11 +164,13 @@ struct Spec {
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
     pub view: Rc<TrainView>,
+    pub visible: bool,
 }
 
 #[component]
 pub fn TrainCharts(p: &ChartsProps) -> Html {
     let v = &p.view;
+    let visible = p.visible;
     let x_max = v.steps.max(v.form.setup.steps) as f64;
     let smooth = Rc::new(Series::from_points(ema(&v.loss.points, 0.1)));
     let values: String = v.loss.points.iter().map(|p| format!("{:.4}", p.1)).collect::<Vec<_>>().join(",");
@@ -188,23 +192,23 @@ pub fn TrainCharts(p: &ChartsProps) -> Html {
     let line = |series: &Rc<Series>, color, style, label| Line { series: series.clone(), color, style, label };
     html! {
         <div class="charts">
-            <LineChart title="Masked-LM loss (cross-entropy at the chosen tokens)" {x_max} testid="loss-chart" values={AttrValue::from(values)}
+            <LineChart title="Masked-LM loss (cross-entropy at the chosen tokens)" {x_max} {visible} testid="loss-chart" values={AttrValue::from(values)}
                 latest={loss_latest}
                 lines={vec![
                     line(&v.loss, "#2a5bd7", Style::Faint, "train"),
                     line(&smooth, "#2a5bd7", Style::Line, "train (smoothed)"),
                     line(&v.eval_loss, "#c0561b", Style::Dots, "held-out"),
                 ]} />
-            <LineChart title="Masked-token accuracy (top guess = the hidden word)" {x_max} y_zero=true latest={acc_latest}
+            <LineChart title="Masked-token accuracy (top guess = the hidden word)" {x_max} {visible} y_zero=true latest={acc_latest}
                 lines={vec![
                     line(&v.acc, "#1f8a5b", Style::Faint, "train"),
                     line(&Rc::new(Series::from_points(ema(&v.acc.points, 0.1))), "#1f8a5b", Style::Line, "train (smoothed)"),
                     line(&v.eval_acc, "#c0561b", Style::Dots, "held-out"),
                 ]} />
-            <LineChart title="Learning rate (warmup, then linear decay)" {x_max} y_zero=true
+            <LineChart title="Learning rate (warmup, then linear decay)" {x_max} {visible} y_zero=true
                 latest={last(&v.lr, |x| format!("{x:.2e}"))}
                 lines={vec![line(&v.lr, "#7b3fa0", Style::Line, "lr")]} />
-            <LineChart title="Throughput (tokens / s, in this browser)" {x_max} y_zero=true
+            <LineChart title="Throughput (tokens / s, in this browser)" {x_max} {visible} y_zero=true
                 latest={last(&v.tokens_per_s, |x| format!("{x:.0} tokens/s"))}
                 lines={vec![line(&v.tokens_per_s, "#39404d", Style::Line, "tokens/s")]} />
         </div>

@@ -170,7 +170,7 @@ pub fn TrainPanel(p: &Props) -> Html {
             <div class="controls big">
                 <button class="primary" data-testid="train-start" onclick={ctl(Control::Start)} disabled={running || matches!(v.phase, Phase::Preparing(_) | Phase::Finished)}>
                     { if v.has_run && v.step > 0 { "▶ Resume" } else { "▶ Start" } }</button>
-                <button data-testid="train-pause" onclick={ctl(Control::Pause)} disabled={!running}>{ "⏸ Pause" }</button>
+                <button data-testid="train-pause" onclick={ctl(Control::Pause)} disabled={!running}>{ "Pause" }</button>
                 <button data-testid="train-step" onclick={ctl(Control::Step)} disabled={!can_step}>{ "Step once" }</button>
                 <button data-testid="train-reset" onclick={ctl(Control::Reset)} disabled={!v.has_run && !matches!(v.phase, Phase::Preparing(_))}>{ "↺ Reset" }</button>
                 <span class={classes!("status", status_class)} data-testid="train-status" data-phase={status_class}>{ status }</span>
