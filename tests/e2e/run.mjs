@@ -567,9 +567,32 @@ async function main() {
       assert((await stepOf(p)) === 6, "six steps of the loaded model");
       const info = await p.textContent(".run-info");
       assert(/vocabulary 30522/.test(info) && /hidden 128/.test(info), `continues bert-tiny: ${info}`);
+      await shot(p, "19-train-continue-masking", `section:has(${sel("masking-view")})`);
       await p.click(sel("train-reset"));
       await waitPhase(p, "idle");
       assert((await stepOf(p)) === 0, "reset");
+
+      // your own text: too short is a message; an uploaded file trains from scratch
+      await p.locator(sel("train-mode-scratch")).check();
+      await p.selectOption(sel("train-corpus"), "custom");
+      await p.locator(sel("train-corpus-text")).fill("only a few words here.");
+      await p.click(sel("train-start"));
+      await p.waitForFunction(() => /too short/.test(document.querySelector('[data-testid="train-error"]')?.textContent || ""), null, { timeout: TIMEOUT });
+      const animals = ["cat", "dog", "bird", "fish", "horse", "cow"], places = ["house", "garden", "river", "field", "barn"];
+      let text = "";
+      for (let d = 0; d < 30; d++) {
+        for (let k = 0; k < 4; k++) text += `the ${animals[(d + k) % 6]} sat in the ${places[(d * 3 + k) % 5]}.\n`;
+        text += "\n";
+      }
+      await p.locator('.custom-corpus input[type="file"]').setInputFiles({ name: "corpus.txt", mimeType: "text/plain", buffer: Buffer.from(text) });
+      await p.waitForFunction(() => document.querySelector('[data-testid="train-corpus-text"]').value.length > 1000, null, { timeout: TIMEOUT });
+      await setField(p, "train-batch", 4);
+      await setField(p, "train-seq", 16);
+      await setField(p, "train-steps", 20);
+      await p.click(sel("train-start"));
+      await waitPhase(p, "finished", 120_000);
+      const own = await p.textContent(".run-info");
+      assert(/hidden 64/.test(own) && !/vocabulary 30522/.test(own), `a tiny model on the uploaded text: ${own}`);
       await p.context().close();
     });
 
