@@ -7,8 +7,8 @@ use super::fetch::{content_length, js_text, now_ms, response, start, Body};
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
-use crate::explain::training::{CorpusSource, LogPoint, TrainSession, TrainSetup};
-use crate::explain::{build, ModelInfo};
+use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSession, TrainSetup};
+use crate::explain::{build, ModelInfo, Request};
 use futures::{FutureExt, SinkExt, StreamExt};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -116,7 +116,7 @@ impl Worker {
                 // two vocabularies may cut the text differently)
                 if self.use_trained && self.run.is_some() {
                     if let Some(b) = &self.bert {
-                        let plain = crate::explain::Request { masked: vec![], heads_off: vec![], ..req.clone() };
+                        let plain = Request { masked: vec![], heads_off: vec![], ..req.clone() };
                         let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
                         if scope.send(FromEngine::Compare { seq: req.seq, predictions }).await.is_err() {
                             return false;
@@ -130,20 +130,19 @@ impl Worker {
         scope.send(reply).await.is_ok()
     }
 
-    fn explain(&self, req: crate::explain::Request) -> FromEngine {
-        match self.active() {
-                None => FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() },
-                Some(b) => {
-                    let t0 = now_ms();
-                    match build(b, &req) {
-                        Ok(mut s) => {
-                            s.forward_ms = now_ms() - t0;
-                            FromEngine::Snapshot(Box::new(s))
-                        }
-                        Err(BertError::Input(m)) => FromEngine::Failed { seq: req.seq, message: m },
-                        Err(e) => FromEngine::Failed { seq: req.seq, message: e.to_string() },
-                    }
-                }
+    /// A snapshot of `req` from the model the explainer uses.
+    fn explain(&self, req: Request) -> FromEngine {
+        let Some(b) = self.active() else {
+            return FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() };
+        };
+        let t0 = now_ms();
+        match build(b, &req) {
+            Ok(mut s) => {
+                s.forward_ms = now_ms() - t0;
+                FromEngine::Snapshot(Box::new(s))
+            }
+            Err(BertError::Input(m)) => FromEngine::Failed { seq: req.seq, message: m },
+            Err(e) => FromEngine::Failed { seq: req.seq, message: e.to_string() },
         }
     }
 
@@ -244,8 +243,8 @@ impl Worker {
             }
         };
         let what = match setup.mode {
-            crate::explain::training::TrainMode::Scratch => format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size),
-            crate::explain::training::TrainMode::Continue => "copying the loaded model, tokenising the corpus…".into(),
+            TrainMode::Scratch => format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size),
+            TrainMode::Continue => "copying the loaded model, tokenising the corpus…".into(),
         };
         let _ = scope.send(FromEngine::Train(TrainEvent::Preparing(what))).await;
         yield_now().await; // let that message go out before the long synchronous part
