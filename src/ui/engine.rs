@@ -17,7 +17,7 @@ use yew_agent::reactor::{reactor, ReactorScope};
 type Scope = ReactorScope<ToEngine, FromEngine>;
 
 /// Training runs this long (at least one step) before the worker reads its messages again.
-const SLICE_MS: f64 = 40.0;
+const SLICE_MS: f64 = 100.0;
 /// Progress goes to the page at most this often.
 const PROGRESS_MS: f64 = 150.0;
 /// The masking view of the current batch is refreshed this often while running.

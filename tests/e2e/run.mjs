@@ -387,7 +387,7 @@ async function main() {
       await p.locator(sel("train-mode-scratch")).check();
       await setField(p, "train-batch", 8);
       await setField(p, "train-seq", 32);
-      await setField(p, "train-steps", 400);
+      await setField(p, "train-steps", 600);
       await setField(p, "train-every", 10);
       assert((await stepOf(p)) === 0, "step 0 before training");
       await shot(p, "14-train-step0");
@@ -397,9 +397,24 @@ async function main() {
       await sleep(1500);
       const s2 = await stepOf(p);
       assert(s2 > s1, `the step counter does not move: ${s1} -> ${s2}`);
+      await waitStep(p, 100);
+      await shot(p, "15-train-step100");
+      await shot(p, "15b-train-charts", `section:has(${sel("loss-chart")})`);
+      await shot(p, "15c-train-masking", `section:has(${sel("masking-view")})`);
+
+      // the explainer answers while the worker trains
+      const s5 = await stepOf(p);
+      await p.click(sel("tab-explain"));
+      let t0 = Date.now();
+      await setText(p, "text-input", "the man went to the [MASK] to buy milk.");
+      const explainMs = Date.now() - t0;
+      checkPredictions(await predictions(p));
+      await p.click(sel("tab-train"));
+      const s6 = await stepOf(p);
+      assert(s6 > s5 && ["running", "finished"].includes(await phaseOf(p)), `training went on while explaining: ${s5} -> ${s6}, ${await phaseOf(p)}`);
 
       // Pause answers at once and the counter stops; Step once adds one step; Start resumes
-      let t0 = Date.now();
+      t0 = Date.now();
       await p.click(sel("train-pause"));
       await waitPhase(p, "paused");
       const pauseMs = Date.now() - t0;
@@ -416,23 +431,8 @@ async function main() {
       await sleep(4000);
       const trainingLong = await p.evaluate(() => window.__long);
 
-      // the explainer answers while the worker trains
-      const s5 = await stepOf(p);
-      await p.click(sel("tab-explain"));
-      t0 = Date.now();
-      await setText(p, "text-input", "the man went to the [MASK] to buy milk.");
-      const explainMs = Date.now() - t0;
-      checkPredictions(await predictions(p));
-      await p.click(sel("tab-train"));
-      const s6 = await stepOf(p);
-      assert(s6 > s5 && ["running", "finished"].includes(await phaseOf(p)), `training went on while explaining: ${s5} -> ${s6}, ${await phaseOf(p)}`);
-
-      await waitStep(p, 100);
-      await shot(p, "15-train-step100");
-      await shot(p, "15b-train-charts", `section:has(${sel("loss-chart")})`);
-      await shot(p, "15c-train-masking", `section:has(${sel("masking-view")})`);
       await waitPhase(p, "finished", 300_000);
-      assert((await stepOf(p)) === 400, `ends at step 400, got ${await stepOf(p)}`);
+      assert((await stepOf(p)) === 600, `ends at step 600, got ${await stepOf(p)}`);
       await shot(p, "16-train-end");
       await shot(p, "16b-train-filmstrip", `section:has(${sel("filmstrip")})`);
 
@@ -447,7 +447,7 @@ async function main() {
       // scrub A to the middle: the page says which step it shows
       await p.locator(sel("filmstrip-a")).fill(String(Math.floor(frames / 2)));
       const stepA = Number(await p.getAttribute(sel("filmstrip"), "data-step-a"));
-      assert(stepA > 0 && stepA < 400, `scrubbed A to step ${stepA}`);
+      assert(stepA > 0 && stepA < 600, `scrubbed A to step ${stepA}`);
 
       // the masking view: 15% of the candidates chosen, [MASK] / random / kept shown
       const mv = p.locator(sel("masking-view"));
