@@ -29,7 +29,7 @@ impl Series {
         if !(x.is_finite() && y.is_finite()) {
             return;
         }
-        let keep = self.offered % self.stride == 0;
+        let keep = self.offered.is_multiple_of(self.stride);
         self.offered += 1;
         if !keep {
             return;

@@ -273,7 +273,7 @@ impl TrainSession {
             eval_loss: None,
             eval_acc: None,
         };
-        if log.step % self.setup.eval_every == 0 || self.finished() {
+        if log.step.is_multiple_of(self.setup.eval_every) || self.finished() {
             let e = self.trainer.evaluate()?;
             p.eval_loss = Some(e.loss);
             p.eval_acc = Some(e.mlm_acc);
@@ -290,7 +290,7 @@ impl TrainSession {
     /// A filmstrip frame is due after the current step.
     pub fn frame_due(&self) -> bool {
         let s = self.trainer.step;
-        s % self.setup.snap_every == 0 || self.finished()
+        s.is_multiple_of(self.setup.snap_every) || self.finished()
     }
 
     /// The probe sentence through the model now.

@@ -449,6 +449,16 @@ async function main() {
       const stepA = Number(await p.getAttribute(sel("filmstrip"), "data-step-a"));
       assert(stepA > 0 && stepA < 600, `scrubbed A to step ${stepA}`);
 
+      // Play runs B through the frames from the start
+      await p.click(sel("filmstrip-play"));
+      await sleep(900);
+      const stepB = Number(await p.getAttribute(sel("filmstrip"), "data-step-b"));
+      assert(stepB > 0 && stepB < 600, `playing: B at step ${stepB}`);
+      await p.click(sel("filmstrip-play"));
+      const stopped = await p.getAttribute(sel("filmstrip"), "data-step-b");
+      await sleep(600);
+      assert((await p.getAttribute(sel("filmstrip"), "data-step-b")) === stopped, "Stop stops");
+
       // the masking view: 15% of the candidates chosen, [MASK] / random / kept shown
       const mv = p.locator(sel("masking-view"));
       const chosen = Number(await mv.getAttribute("data-chosen")), cand = Number(await mv.getAttribute("data-candidates"));

@@ -121,6 +121,37 @@ pub struct Props {
 pub fn Filmstrip(p: &Props) -> Html {
     let v = &p.view;
     let n = v.filmstrip.len();
+    // Play: B steps through the frames, about 4 a second, then follows the latest again
+    let playing = use_state(|| false);
+    let cursor = use_mut_ref(|| (0usize, 0usize)); // (B, frames) as last rendered
+    *cursor.borrow_mut() = (v.scrubbed().map_or(0, |(_, b)| b), n);
+    {
+        let (cb, playing_h, cursor) = (p.on_scrub_b.clone(), playing.clone(), cursor.clone());
+        use_effect_with(*playing, move |on| {
+            let window = web_sys::window();
+            let handle = match (*on, &window) {
+                (true, Some(w)) => {
+                    let tick = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                        let (b, n) = *cursor.borrow();
+                        if b + 1 >= n {
+                            cb.emit(None);
+                            playing_h.set(false);
+                        } else {
+                            cb.emit(Some(b + 1));
+                        }
+                    });
+                    let id = w.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 250).ok();
+                    Some((id, tick))
+                }
+                _ => None,
+            };
+            move || {
+                if let (Some(w), Some((Some(id), _tick))) = (window, handle) {
+                    w.clear_interval_with_handle(id);
+                }
+            }
+        });
+    }
     let Some((ia, ib)) = v.scrubbed() else {
         return html! {
             <div data-testid="filmstrip" class="filmstrip" data-frames="0">
@@ -129,6 +160,15 @@ pub fn Filmstrip(p: &Props) -> Html {
         };
     };
     let (fa, fb) = (v.filmstrip.frames[ia].clone(), v.filmstrip.frames[ib].clone());
+    let play = {
+        let (playing, cb) = (playing.clone(), p.on_scrub_b.clone());
+        Callback::from(move |_: MouseEvent| {
+            if !*playing && ib + 1 >= n {
+                cb.emit(Some(0)); // at the end: play from the start
+            }
+            playing.set(!*playing);
+        })
+    };
     let slider = |label: &'static str, idx: usize, cb: Callback<Option<usize>>, testid: &'static str| {
         let last = n - 1;
         let oninput = Callback::from(move |e: InputEvent| {
@@ -170,6 +210,7 @@ pub fn Filmstrip(p: &Props) -> Html {
             <div class="scrubs">
                 { slider("A (before)", ia, p.on_scrub_a.clone(), "filmstrip-a") }
                 { slider("B (after)", ib, p.on_scrub_b.clone(), "filmstrip-b") }
+                <button class="play" onclick={play} data-testid="filmstrip-play">{ if *playing { "Stop" } else { "▶ Play" } }</button>
                 <span class="muted">{ format!("{n} frames kept") }</span>
             </div>
             <h3>{ format!("Every head's attention at step {} (row = query token, column = key token)", fb.step) }</h3>
