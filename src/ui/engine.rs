@@ -355,7 +355,8 @@ impl Worker {
         self.window_tokens = 0;
         self.window_ms = 0.0;
         let (step, steps) = self.run.as_ref().map(|r| (r.step_count(), r.setup.steps)).unwrap_or((0, 0));
-        TrainEvent::Progress { logs, step, steps, running: self.running, tokens_per_s, ms_per_step }
+        let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64;
+        TrainEvent::Progress { logs, step, steps, running: self.running, tokens_per_s, ms_per_step, memory }
     }
 }
 

@@ -59,8 +59,9 @@ pub enum TrainEvent {
     Preparing(String),
     /// The run is set up: the model, the corpus size, and the held-out loss before training.
     Ready { info: ModelInfo, train_tokens: usize, eval_loss: f32, eval_acc: f32, setup_ms: f64 },
-    /// The steps since the last progress message; throughput over that window (wall clock).
-    Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64 },
+    /// The steps since the last progress message; throughput over that window (wall clock); the
+    /// worker's WebAssembly memory in bytes.
+    Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64, memory: u64 },
     Frame(Box<Frame>),
     Batch(Box<MaskingView>),
     /// The trained model's files (HF layout) as blob URLs made by the worker (the bytes never

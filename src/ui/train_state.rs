@@ -132,6 +132,8 @@ pub struct TrainView {
     pub reroll_seed: u64,
     pub links: Vec<(String, usize, String)>,
     pub use_trained: bool,
+    /// The worker's WebAssembly memory (bytes), as last reported.
+    pub worker_memory: u64,
 }
 
 impl Default for TrainView {
@@ -164,6 +166,7 @@ impl Default for TrainView {
             reroll_seed: 1,
             links: vec![],
             use_trained: false,
+            worker_memory: 0,
         }
     }
 }
@@ -258,10 +261,11 @@ impl TrainView {
                 Rc::make_mut(&mut self.eval_loss).push(0.0, eval_loss as f64);
                 Rc::make_mut(&mut self.eval_acc).push(0.0, eval_acc as f64);
             }
-            TrainEvent::Progress { logs, step, steps, running, tokens_per_s, ms_per_step } => {
+            TrainEvent::Progress { logs, step, steps, running, tokens_per_s, ms_per_step, memory } => {
                 if !self.has_run {
                     return;
                 }
+                self.worker_memory = memory;
                 for p in &logs {
                     let x = p.step as f64;
                     // the masked-LM part: comparable with the held-out loss (MLM only)
@@ -330,7 +334,7 @@ mod tests {
 
     fn progress(steps: std::ops::RangeInclusive<usize>, running: bool) -> TrainAction {
         let logs: Vec<LogPoint> = steps.clone().map(|s| log(s, 7.0 - s as f32 * 0.01, s % 50 == 0)).collect();
-        TrainAction::Event(TrainEvent::Progress { logs, step: *steps.end(), steps: 200, running, tokens_per_s: 1000.0, ms_per_step: 20.0 })
+        TrainAction::Event(TrainEvent::Progress { logs, step: *steps.end(), steps: 200, running, tokens_per_s: 1000.0, ms_per_step: 20.0, memory: 1 << 20 })
     }
 
     fn ready() -> TrainAction {
@@ -384,7 +388,7 @@ mod tests {
         v.apply(ready());
         assert_eq!((v.phase.clone(), v.eval_loss.len()), (Phase::Paused, 1), "the held-out loss before training");
         v.apply(progress(1..=100, true));
-        assert_eq!((v.step, v.steps, v.phase.clone()), (100, 200, Phase::Running));
+        assert_eq!((v.step, v.steps, v.phase.clone(), v.worker_memory), (100, 200, Phase::Running, 1 << 20));
         assert_eq!((v.loss.len(), v.eval_loss.len(), v.tokens_per_s.len()), (100, 3, 1));
         assert_eq!(v.progress(), 0.5);
         let eta = v.eta_secs().unwrap();

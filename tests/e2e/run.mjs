@@ -620,12 +620,16 @@ async function main() {
       await setField(p, "train-every", 10);
       const t0 = Date.now();
       await p.click(sel("train-start"));
+      const workerMemory = async () => Number(await p.getAttribute(sel("train-rate"), "data-worker-memory"));
       await waitStep(p, 300, 300_000);
       const warm = await heap();
+      const warmWorker = await workerMemory();
       await waitPhase(p, "finished", 600_000);
       const end = await heap();
+      const endWorker = await workerMemory();
       const frames = Number(await p.getAttribute(sel("filmstrip"), "data-frames"));
-      metrics.long_run = { steps: await stepOf(p), seconds: (Date.now() - t0) / 1000, heap_after_warmup: warm, heap_end: end, growth: end / warm - 1, frames_kept: frames };
+      metrics.long_run = { steps: await stepOf(p), seconds: (Date.now() - t0) / 1000, heap_after_warmup: warm, heap_end: end, growth: end / warm - 1, frames_kept: frames, worker_wasm_memory: [warmWorker, endWorker] };
+      assert(warmWorker > 0 && endWorker <= warmWorker * 1.2, `the worker's memory grew from ${warmWorker} to ${endWorker} bytes`);
       assert((await stepOf(p)) === 2000, "2,000 steps");
       assert(end <= warm * 1.2, `JS heap grew ${(100 * (end / warm - 1)).toFixed(1)}% (${warm} -> ${end})`);
       await p.context().close();

@@ -179,7 +179,9 @@ pub fn TrainPanel(p: &Props) -> Html {
                 <span class="stepper">{ "step " }<b data-testid="step-counter">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
                 <progress max="1" value={v.progress().to_string()} aria-label="training progress" />
                 <span class="eta">{ eta }</span>
-                <span class="rate">{ if v.rate > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", v.rate, v.ms_per_step) } else { String::new() } }</span>
+                <span class="rate" data-testid="train-rate" data-worker-memory={v.worker_memory.to_string()}
+                    title={format!("the worker's memory: {:.1} MB", v.worker_memory as f64 / 1e6)}>
+                    { if v.rate > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", v.rate, v.ms_per_step) } else { String::new() } }</span>
             </div>
             { for v.error.clone().map(|m| html! { <p class="error" data-testid="train-error" role="alert">{ m }</p> }) }
             { for info }
