@@ -455,6 +455,7 @@ async function main() {
       const stepB = Number(await p.getAttribute(sel("filmstrip"), "data-step-b"));
       assert(stepB > 0 && stepB < 600, `playing: B at step ${stepB}`);
       await p.click(sel("filmstrip-play"));
+      await sleep(300);
       const stopped = await p.getAttribute(sel("filmstrip"), "data-step-b");
       await sleep(600);
       assert((await p.getAttribute(sel("filmstrip"), "data-step-b")) === stopped, "Stop stops");
@@ -465,10 +466,11 @@ async function main() {
       assert(cand > 0 && chosen / cand > 0.1 && chosen / cand < 0.2, `chosen ${chosen} of ${cand}`);
       const actions = await mv.locator("[data-action]").evaluateAll((els) => els.map((e) => e.dataset.action));
       assert(actions.includes("masked") && actions.includes("none"), `actions shown: ${[...new Set(actions)]}`);
-      const before = await mv.innerText();
+      const rowsBefore = await mv.locator(".mrow").evaluateAll((rs) => rs.map((r) => r.innerText));
       await p.click(sel("mask-reroll"));
-      await p.waitForFunction((b) => document.querySelector('[data-testid="masking-view"]').innerText !== b, before, { timeout: TIMEOUT });
-      assert(/masked again with seed/.test(await mv.innerText()), "a re-roll says so");
+      await p.waitForFunction(() => /masked again with seed/.test(document.querySelector('[data-testid="masking-view"]').innerText), null, { timeout: TIMEOUT });
+      const rowsAfter = await mv.locator(".mrow").evaluateAll((rs) => rs.map((r) => r.innerText));
+      assert(JSON.stringify(rowsAfter) !== JSON.stringify(rowsBefore), "a re-roll masks other positions");
 
       const longTasks = await p.evaluate(() => window.__long);
       metrics.train_ui = {
