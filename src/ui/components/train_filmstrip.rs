@@ -60,7 +60,8 @@ fn draw_matrix(canvas: &HtmlCanvasElement, values: &[f32], labels: &[String], co
 struct MatrixProps {
     values: Rc<Vec<f32>>,
     labels: Rc<Vec<String>>,
-    /// None: attention (viridis, 0..1); Some(m): a difference, -m..m on the diverging scale.
+    /// None: attention (viridis, 0 to its largest weight); Some(m): a difference, -m..m on the
+    /// diverging scale.
     diff: Option<f32>,
     caption: AttrValue,
     #[prop_or_default]
@@ -76,7 +77,11 @@ fn Matrix(p: &MatrixProps) -> Html {
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 match diff {
-                    None => draw_matrix(&c, &values, &labels, &viridis),
+                    // each head scaled to its own largest weight: spread-out heads stay visible
+                    None => {
+                        let m = abs_max(&values);
+                        draw_matrix(&c, &values, &labels, &|v| viridis(v / m))
+                    }
                     Some(m) => draw_matrix(&c, &values, &labels, &|v| diverging(v / m)),
                 };
             }
@@ -194,7 +199,7 @@ pub fn Filmstrip(p: &Props) -> Html {
         for h in 0..fb.heads {
             heads.push(html! {
                 <Matrix values={Rc::new(fb.head(l, h).to_vec())} labels={labels_b.clone()} diff={None}
-                    caption={AttrValue::from(format!("layer {l} · head {h} at step {}", fb.step))} />
+                    caption={AttrValue::from(format!("layer {l} · head {h} at step {} (brightest = {:.2})", fb.step, abs_max(fb.head(l, h))))} />
             });
             if let Some(d) = head_diff(&fa, &fb, l, h) {
                 let m = abs_max(&d);
@@ -213,7 +218,7 @@ pub fn Filmstrip(p: &Props) -> Html {
                 <button class="play" onclick={play} data-testid="filmstrip-play">{ if *playing { "Stop" } else { "▶ Play" } }</button>
                 <span class="muted">{ format!("{n} frames kept") }</span>
             </div>
-            <h3>{ format!("Every head's attention at step {} (row = query token, column = key token)", fb.step) }</h3>
+            <h3>{ format!("Every head's attention at step {} (row = query token, column = key token; each head's colours run from 0 to its largest weight)", fb.step) }</h3>
             <div class="fmats" style={grid.clone()}>{ for heads }</div>
             <h3>{ format!("What changed from step {} to step {} (orange: more attention, purple: less)", fa.step, fb.step) }</h3>
             <div class="fmats" style={grid}>{ for diffs }</div>
