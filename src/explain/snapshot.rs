@@ -8,7 +8,8 @@ use crate::config::count_params;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::infer::{batch_of, top_k};
-use crate::model::forward::{forward, ForwardOptions, MlmRows};
+use crate::tokenize::Encoded;
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use ndarray::{Array2, Axis};
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +131,9 @@ pub struct Snapshot {
     pub truncated: bool,
     /// Milliseconds the forward took (filled in by the caller that timed it; 0 here).
     pub forward_ms: f64,
+    /// What ran the forward, for the badge ("CPU (wasm)", "WebGPU (adapter)"; filled in by the
+    /// caller; empty here).
+    pub device: String,
 }
 
 impl Snapshot {
@@ -156,8 +160,27 @@ pub const EMPTY_TEXT: &str = "Type a sentence to see it go through BERT (the tex
 pub const NO_TOKENS: &str =
     "The text has no tokens left after normalisation (control characters and whitespace are dropped): type some words.";
 
-/// Runs the model on `req` and keeps what the page shows.
+/// Runs the model on `req` (CPU path) and keeps what the page shows.
 pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
+    let prep = prepare(bert, req)?;
+    let trace = forward(&bert.params, &bert.cfg, &prep.batch, &prep.opts)?;
+    Ok(finish(bert, req, prep, &trace))
+}
+
+/// A request made ready for a forward pass: the batch and options to run (on either backend), and
+/// what `finish` needs to turn the trace into a snapshot.
+pub struct Prepared {
+    pub batch: Batch,
+    pub opts: ForwardOptions<f32>,
+    enc: Encoded,
+    masked_from: Vec<Option<String>>,
+    heads_off: Vec<(usize, usize)>,
+    mask_positions: Vec<usize>,
+    pair: bool,
+}
+
+/// Tokenises `req`, puts [MASK] where asked and builds the head mask: everything before the forward.
+pub fn prepare(bert: &Bert, req: &Request) -> Result<Prepared> {
     if req.text.trim().is_empty() {
         return Err(BertError::Input(EMPTY_TEXT.into()));
     }
@@ -197,8 +220,14 @@ pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
         MlmRows::None
     };
     let opts = ForwardOptions { head_mask, mlm_rows, dropout_seed: None };
-    let trace = forward(&bert.params, &bert.cfg, &batch_of(&enc), &opts)?;
+    Ok(Prepared { batch: batch_of(&enc), opts, enc, masked_from, heads_off, mask_positions, pair: pair.is_some() })
+}
 
+/// The snapshot of a prepared request from its forward trace (from either backend).
+pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f32>) -> Snapshot {
+    let Prepared { enc, mut masked_from, heads_off, mask_positions, pair, .. } = prep;
+    let t = enc.input_ids.len();
+    let (l, nh) = (bert.cfg.num_hidden_layers, bert.cfg.num_attention_heads);
     let tokens = (0..t)
         .map(|i| Token {
             text: enc.tokens[i].clone(),
@@ -237,14 +266,14 @@ pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
         None => vec![],
     };
 
-    let is_next = pair.and_then(|_| {
+    let is_next = pair.then_some(()).and_then(|()| {
         let logits = trace.pool.as_ref()?.nsp_logits.as_ref()?; // (1, 2)
         let mut p = [logits[[0, 0]], logits[[0, 1]]];
         softmax_row(&mut p);
         Some(p[0])
     });
 
-    Ok(Snapshot {
+    Snapshot {
         seq: req.seq,
         tokens,
         layers: l,
@@ -256,7 +285,8 @@ pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
         heads_off,
         truncated: enc.truncated,
         forward_ms: 0.0,
-    })
+        device: String::new(),
+    }
 }
 
 /// Per-token norms and layer-to-layer cosine similarity of the hidden states (L+1 of (T, H)).

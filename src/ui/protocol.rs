@@ -15,6 +15,49 @@ pub enum ToEngine {
     Explain(Request),
     /// Training in the page.
     Train(TrainCmd),
+    /// Which backend runs the explainer's forward (the worker answers with `Device`).
+    Device(DevicePref),
+}
+
+/// The backend the user asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DevicePref {
+    /// WebGPU on a real GPU; the CPU path when there is none, or when the only adapter is a CPU
+    /// emulation of one (SwiftShader), which is slower than the CPU path itself.
+    #[default]
+    Auto,
+    Cpu,
+    /// WebGPU whenever an adapter exists (emulated too).
+    Gpu,
+}
+
+impl DevicePref {
+    /// The URL / select value.
+    pub fn key(self) -> &'static str {
+        match self {
+            DevicePref::Auto => "auto",
+            DevicePref::Cpu => "cpu",
+            DevicePref::Gpu => "webgpu",
+        }
+    }
+
+    pub fn from_key(k: &str) -> Option<Self> {
+        [DevicePref::Auto, DevicePref::Cpu, DevicePref::Gpu].into_iter().find(|d| d.key() == k.trim().to_ascii_lowercase())
+    }
+}
+
+/// What the worker found and uses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceStatus {
+    pub pref: DevicePref,
+    /// The WebGPU adapter, once one was found ("vendor architecture").
+    pub adapter: Option<String>,
+    /// The adapter is a CPU emulation (SwiftShader): Auto keeps the CPU path.
+    pub emulated: bool,
+    /// Why WebGPU is not used: no adapter, the device was lost, a forward failed.
+    pub problem: Option<String>,
+    /// The explainer's forwards run on WebGPU now.
+    pub on_gpu: bool,
 }
 
 /// What the training panel asks of the worker.
@@ -50,6 +93,7 @@ pub enum FromEngine {
     /// The explainer now answers with this model (the trained one, or the loaded one again).
     ModelChanged { info: ModelInfo, trained: bool },
     Train(TrainEvent),
+    Device(DeviceStatus),
 }
 
 /// Worker -> training panel.

@@ -2,7 +2,7 @@
 //! requests to the worker: at most one forward in flight, and of the inputs typed meanwhile only
 //! the latest is sent. Pure Rust: tested natively; `app.rs` wires it to yew.
 
-use super::protocol::FromEngine;
+use super::protocol::{DevicePref, DeviceStatus, FromEngine};
 use super::url::UrlState;
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
@@ -48,6 +48,9 @@ pub struct AppState {
     pub trained: bool,
     /// Then: the loaded model's guesses for the same request (seq, groups), side by side.
     pub compare: Option<(u64, Rc<Vec<MaskPredictions>>)>,
+    /// The backend the user chose (`?device=`), and what the worker reports about it.
+    pub device_pref: DevicePref,
+    pub device: Option<DeviceStatus>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +63,8 @@ pub enum Action {
     ToggleHead(usize, usize),
     /// Enlarge a heatmap (None closes the enlarged view).
     Select(Option<(usize, usize)>),
+    /// Run the forward on this backend (the current input is asked for again).
+    SetDevice(DevicePref),
     /// A message from the worker.
     Engine(FromEngine),
 }
@@ -80,6 +85,8 @@ impl AppState {
             shown: 0,
             trained: false,
             compare: None,
+            device_pref: url.device.unwrap_or_default(),
+            device: None,
         }
     }
 
@@ -91,6 +98,7 @@ impl AppState {
             heads_off: self.heads_off.clone(),
             selected: self.selected,
             model: (self.model != "models/default/").then(|| self.model.clone()),
+            device: (self.device_pref != DevicePref::Auto).then_some(self.device_pref),
         }
     }
 
@@ -151,6 +159,12 @@ impl AppState {
                 self.edit += 1;
             }
             Action::Select(s) => self.selected = s,
+            Action::SetDevice(d) => {
+                if d != self.device_pref {
+                    self.device_pref = d;
+                    self.edit += 1;
+                }
+            }
             Action::Engine(msg) => self.on_engine(msg),
         }
     }
@@ -200,6 +214,7 @@ impl AppState {
                     self.snapshot = Some(Rc::new(*s));
                 }
             }
+            FromEngine::Device(st) => self.device = Some(st),
             FromEngine::Failed { seq, message } => {
                 if seq == self.edit {
                     self.error = Some(message);
@@ -313,6 +328,7 @@ mod tests {
             heads_off: vec![],
             truncated: false,
             forward_ms: 1.0,
+            device: String::new(),
         })
     }
 

@@ -2,6 +2,8 @@
 //! Query strings are read and written here (percent-encoding, UTF-8), so `?text=` works when
 //! opened directly and a shared link shows the same view.
 
+use super::protocol::DevicePref;
+
 /// What the URL holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UrlState {
@@ -15,6 +17,8 @@ pub struct UrlState {
     pub selected: Option<(usize, usize)>,
     /// A model folder on the same origin (relative path); None = the default model.
     pub model: Option<String>,
+    /// `device=cpu|webgpu|auto`; None = auto.
+    pub device: Option<DevicePref>,
 }
 
 /// Decodes `%XX` and `+` (a space) of one query component; invalid escapes are kept as they are,
@@ -91,6 +95,7 @@ impl UrlState {
                 "off" => st.heads_off = pairs(&v),
                 "head" => st.selected = pairs(&v).first().copied(),
                 "model" => st.model = safe_model_path(&v),
+                "device" => st.device = DevicePref::from_key(&v),
                 _ => {}
             }
         }
@@ -120,6 +125,9 @@ impl UrlState {
         if let Some(m) = &self.model {
             parts.push(format!("model={}", encode(m)));
         }
+        if let Some(d) = self.device {
+            parts.push(format!("device={}", d.key()));
+        }
         if parts.is_empty() {
             String::new()
         } else {
@@ -141,6 +149,7 @@ mod tests {
             heads_off: vec![(0, 1), (1, 0)],
             selected: Some((1, 1)),
             model: Some("models/other/".into()),
+            device: Some(DevicePref::Gpu),
         };
         let q = st.to_query();
         assert!(q.starts_with("?text=the%20cat%20%26"), "{q}");
@@ -158,6 +167,9 @@ mod tests {
         assert_eq!(decode("%zz%4"), "%zz%4");
         assert_eq!(decode("%F0%9F%98%80"), "😀");
         assert_eq!(UrlState::default().to_query(), "");
+        assert_eq!(UrlState::parse("?device=WebGPU").device, Some(DevicePref::Gpu));
+        assert_eq!(UrlState::parse("?device=cpu").device, Some(DevicePref::Cpu));
+        assert_eq!(UrlState::parse("?device=tpu").device, None);
     }
 
     #[test]
