@@ -200,6 +200,11 @@ fn App() -> Html {
         let base_url = absolute(&state.model);
         use_effect_with((), move |_| bridge.send(ToEngine::Load { base_url }));
     }
+    // Tell the worker which backend to use (before the request that the change triggers).
+    {
+        let bridge = bridge.clone();
+        use_effect_with(state.device_pref, move |d| bridge.send(ToEngine::Device(*d)));
+    }
     // Ask for a snapshot whenever the inputs change (and once the model is ready).
     {
         let bridge = bridge.clone();
@@ -230,6 +235,11 @@ fn App() -> Html {
         Callback::from(move |v: String| d.dispatch(f(v)))
     };
     let on_text = on(Action::SetText);
+    let on_device = {
+        let d = state.dispatcher();
+        Callback::from(move |p| d.dispatch(Action::SetDevice(p)))
+    };
+    let on_export = state.snapshot.clone().map(|s| Callback::from(move |()| export_json(&s)));
     let on_pair = on(Action::SetPair);
     let on_mask = {
         let d = state.dispatcher();
@@ -335,7 +345,8 @@ fn App() -> Html {
                     <h1>{ "bertscope" }</h1>
                     <p class="tagline">{ "Type a sentence and watch BERT read it: tokens, attention, and its guesses for [MASK]." }</p>
                 </div>
-                <Badge ms={snap.as_ref().map(|s| s.forward_ms)} />
+                <Badge ms={snap.as_ref().map(|s| s.forward_ms)} device={snap.as_ref().map(|s| AttrValue::from(s.device.clone()))}
+                    pref={state.device_pref} status={state.device.clone()} on_pref={on_device} on_export={on_export} />
             </header>
             <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model.clone())} />
             <ErrorBox message={error} />
@@ -435,5 +446,29 @@ fn App() -> Html {
                 { "bertscope: every number computed in your browser by the same Rust engine the tests check against PyTorch." }
             </footer>
         </div>
+    }
+}
+
+/// Downloads the snapshot as `bertscope-snapshot.json` (the numbers the page draws, as computed).
+fn export_json(s: &crate::explain::Snapshot) {
+    let Ok(json) = serde_json::to_string_pretty(s) else { return };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(&json));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    let doc = web_sys::window().and_then(|w| w.document());
+    if let Some(a) = doc.and_then(|d| d.create_element("a").ok()) {
+        let a: web_sys::HtmlAnchorElement = wasm_bindgen::JsCast::unchecked_into(a);
+        a.set_href(&url);
+        a.set_download("bertscope-snapshot.json");
+        a.click();
+    }
+    // revoked a little later: the download may still be reading the blob
+    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&revoke), 10_000);
     }
 }

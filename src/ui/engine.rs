@@ -3,12 +3,15 @@
 //! a few steps (about `SLICE_MS`), then back to the event loop, so Pause, Step and explainer
 //! requests are answered while a run goes on.
 
+use super::engine_gpu::Gpu;
 use super::fetch::{content_length, js_text, now_ms, response, start, Body};
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSession, TrainSetup};
+use crate::explain::snapshot::{finish, prepare};
 use crate::explain::{build, ModelInfo, Request};
+use crate::model::forward::forward;
 use futures::{FutureExt, SinkExt, StreamExt};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -85,6 +88,8 @@ struct Worker {
     links: Vec<(String, usize, String)>,
     /// (end time, tokens) of the steps of the last couple of seconds: the throughput shown.
     recent: std::collections::VecDeque<(f64, usize)>,
+    /// WebGPU for the explainer's forward, when chosen and available.
+    gpu: Gpu,
 }
 
 /// Throughput is averaged over about this long.
@@ -106,6 +111,7 @@ impl Worker {
                 Ok((b, bytes, ms)) => {
                     let info = ModelInfo::of(&b);
                     self.bert = Some(b);
+                    self.gpu.forget_model();
                     FromEngine::Loaded { info, bytes, ms }
                 }
                 // the model loaded before (if any) stays
@@ -123,27 +129,68 @@ impl Worker {
                         }
                     }
                 }
-                self.explain(req)
+                match self.explain(req).await {
+                    (reply, Some(status)) => {
+                        // WebGPU just failed: the badge says why before the (CPU) answer arrives
+                        if scope.send(FromEngine::Device(status)).await.is_err() {
+                            return false;
+                        }
+                        reply
+                    }
+                    (reply, None) => reply,
+                }
             }
             ToEngine::Train(cmd) => return self.train(cmd, scope).await,
+            ToEngine::Device(pref) => {
+                self.gpu.set_pref(pref).await;
+                FromEngine::Device(self.gpu.status())
+            }
         };
         scope.send(reply).await.is_ok()
     }
 
-    /// A snapshot of `req` from the model the explainer uses.
-    fn explain(&self, req: Request) -> FromEngine {
-        let Some(b) = self.active() else {
-            return FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() };
+    /// A snapshot of `req` from the model the explainer uses, on WebGPU when chosen (and the
+    /// device status when WebGPU failed and the CPU path answered instead).
+    async fn explain(&mut self, req: Request) -> (FromEngine, Option<super::protocol::DeviceStatus>) {
+        let trained = self.use_trained && self.run.is_some();
+        let (b, key) = match (&self.run, trained) {
+            (Some(r), true) => (&r.trainer.bert, (true, r.step_count())),
+            _ => match &self.bert {
+                Some(b) => (b, (false, 0)),
+                None => return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None),
+            },
         };
         let t0 = now_ms();
-        match build(b, &req) {
-            Ok(mut s) => {
-                s.forward_ms = now_ms() - t0;
-                FromEngine::Snapshot(Box::new(s))
+        let failed = |e: BertError| match e {
+            BertError::Input(m) => FromEngine::Failed { seq: req.seq, message: m },
+            e => FromEngine::Failed { seq: req.seq, message: e.to_string() },
+        };
+        let prep = match prepare(b, &req) {
+            Ok(p) => p,
+            Err(e) => return (failed(e), None),
+        };
+        let mut fell_back = None;
+        let mut on_gpu = None;
+        if let Some(ctx) = self.gpu.usable() {
+            match self.gpu.forward(&ctx, key, b, &prep.batch, &prep.opts).await {
+                Ok(t) => on_gpu = Some(t),
+                Err(e) => {
+                    self.gpu.fail(e.to_string());
+                    fell_back = Some(self.gpu.status());
+                }
             }
-            Err(BertError::Input(m)) => FromEngine::Failed { seq: req.seq, message: m },
-            Err(e) => FromEngine::Failed { seq: req.seq, message: e.to_string() },
         }
+        let (trace, device) = match on_gpu {
+            Some(t) => (t, self.gpu.label()),
+            None => match forward(&b.params, &b.cfg, &prep.batch, &prep.opts) {
+                Ok(t) => (t, "CPU (wasm)".to_string()),
+                Err(e) => return (failed(e), fell_back),
+            },
+        };
+        let mut s = finish(b, &req, prep, &trace);
+        s.forward_ms = now_ms() - t0;
+        s.device = device;
+        (FromEngine::Snapshot(Box::new(s)), fell_back)
     }
 
     async fn train(&mut self, cmd: TrainCmd, scope: &mut Scope) -> bool {

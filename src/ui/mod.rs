@@ -14,4 +14,6 @@ pub mod components;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod engine;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
+mod engine_gpu;
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod fetch;

@@ -76,6 +76,13 @@ function checkPredictions(preds) {
   return groups;
 }
 
+/** Clicks "Export JSON" and returns the downloaded snapshot. */
+async function exportJson(page) {
+  const [dl] = await Promise.all([page.waitForEvent("download", { timeout: TIMEOUT }), page.click(sel("export-json"))]);
+  assert(dl.suggestedFilename() === "bertscope-snapshot.json", `file name ${dl.suggestedFilename()}`);
+  return JSON.parse(fs.readFileSync(await dl.path(), "utf8"));
+}
+
 /** The page still answers: a normal sentence gets predictions. */
 async function stillAnswers(page) {
   await setText(page, "text-input", "the man went to the [MASK] to buy milk.");
@@ -524,6 +531,61 @@ async function main() {
       assert(ids2.includes(103) && ids2[0] === 101, `the default model again: ${ids2}`);
       await p.context().close();
       assert(pageErrors.length === 0, `page errors: ${pageErrors.join(" | ")}`);
+    });
+
+    await test("WebGPU in the browser: the same forward as the CPU path (attention 1e-4, logits' top-1); JSON export", async () => {
+      const q = "?device=cpu&text=" + encodeURIComponent("the capital of france is [MASK].") + "&pair=" + encodeURIComponent("it is a big city.");
+      const g = await newPage(q);
+      await settled(g);
+      assert((await g.textContent(sel("backend"))).includes("CPU"), `badge: ${await g.textContent(sel("backend"))}`);
+      const cpu = await exportJson(g);
+      await g.selectOption(sel("device-select"), "webgpu");
+      await g.waitForFunction(() => document.querySelector('[data-testid="backend"]')?.textContent.includes("WebGPU")
+        || document.querySelector('[data-testid="device-problem"]'), null, { timeout: 60_000 });
+      const problem = await g.$(sel("device-problem"));
+      assert(!problem, `WebGPU is not used: ${problem && await problem.textContent()}`);
+      await settled(g);
+      assert(new URL(g.url()).searchParams.get("device") === "webgpu", `URL keeps the choice: ${g.url()}`);
+      const gpu = await exportJson(g);
+      metrics.webgpu_forward = { adapter: await g.textContent(sel("backend")), cpu_ms: cpu.forward_ms, gpu_ms: gpu.forward_ms };
+      assert(gpu.device.startsWith("WebGPU") && cpu.device.startsWith("CPU"), `devices: ${cpu.device} / ${gpu.device}`);
+      assert(JSON.stringify(gpu.tokens) === JSON.stringify(cpu.tokens), "same tokens");
+      let worst = 0;
+      cpu.attention.forEach((h, i) => h.forEach((v, j) => { worst = Math.max(worst, Math.abs(v - gpu.attention[i][j])); }));
+      metrics.webgpu_forward.attention_max_abs_diff = worst;
+      assert(worst <= 1e-4, `attention differs by ${worst}`);
+      cpu.predictions.forEach((m, i) => {
+        const o = gpu.predictions[i];
+        assert(o.top[0].token === m.top[0].token, `top-1 at ${m.position}: ${m.top[0].token} vs ${o.top[0].token}`);
+        m.top.forEach((p, k) => assert(Math.abs(p.prob - o.top[k].prob) <= 1e-3, `prob ${p.token}: ${p.prob} vs ${o.top[k].prob}`));
+      });
+      assert(Math.abs(cpu.is_next - gpu.is_next) <= 1e-3, `P(IsNext) ${cpu.is_next} vs ${gpu.is_next}`);
+      cpu.hidden.forEach((l, i) => l.norm.forEach((n, t) => assert(Math.abs(n - gpu.hidden[i].norm[t]) <= 1e-3 * Math.max(1, n), `hidden norm ${i}.${t}`)));
+      // a head switched off and a clicked mask go through the WebGPU path too
+      await g.locator(`${sel("head-toggle")}[data-layer="1"][data-head="0"]`).click();
+      await settled(g);
+      assert((await g.textContent(sel("backend"))).includes("WebGPU"), "still on WebGPU after a head switched off");
+      checkPredictions(await predictions(g));
+      await shot(g, "20-webgpu-badge", sel("backend-badge"));
+      await g.context().close();
+    });
+
+    await test("no WebGPU adapter: choosing WebGPU says why and the CPU path answers", async () => {
+      const plain = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS.filter((f) => f !== "--enable-unsafe-webgpu") });
+      try {
+        const p = await (await plain.newContext()).newPage();
+        p.on("pageerror", (e) => pageErrors.push(String(e)));
+        await p.goto(server.url + "?device=webgpu&text=" + encodeURIComponent("paris is the [MASK] of france."));
+        await settled(p);
+        await p.waitForSelector(sel("device-problem"), { timeout: TIMEOUT });
+        const why = await p.textContent(sel("device-problem"));
+        assert(/adapter|WebGPU/i.test(why), `reason: ${why}`);
+        assert((await p.textContent(sel("backend"))).includes("CPU"), "the CPU path answered");
+        checkPredictions(await predictions(p));
+        await shot(p, "21-no-webgpu", sel("backend-badge"));
+      } finally {
+        await plain.close();
+      }
     });
 
     await test("guided tour: keys move through ten steps across both tabs, Esc closes", async () => {

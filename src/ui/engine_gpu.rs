@@ -1,0 +1,122 @@
+//! The worker's WebGPU side: finds an adapter when asked, keeps the explainer's model on the device,
+//! runs its forward there, and falls back to the CPU path (with the reason, for the badge) when the
+//! device is lost or a forward fails. The CPU path stays the spec; the page can switch at any time.
+
+use super::fetch::js_text;
+use super::protocol::{DevicePref, DeviceStatus};
+use crate::bundle::Bert;
+use crate::error::Result;
+use crate::gpu::model::GpuModel;
+use crate::gpu::GpuContext;
+use crate::model::forward::{Batch, ForwardOptions, ForwardTrace};
+use js_sys::{Function, Promise, Reflect};
+use std::rc::Rc;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// Which model the weights on the device are: the loaded one (false) or the run's (true) at a step.
+pub type ModelKey = (bool, usize);
+
+#[derive(Default)]
+pub struct Gpu {
+    pub pref: DevicePref,
+    /// None until WebGPU was first wanted; then the device or why there is none.
+    ctx: Option<std::result::Result<Rc<GpuContext>, String>>,
+    adapter: Option<String>,
+    emulated: bool,
+    /// The explainer's weights on the device.
+    model: Option<(ModelKey, GpuModel)>,
+    /// Why WebGPU stopped being used (device lost, a failed forward); cleared by a new choice.
+    failed: Option<String>,
+}
+
+impl Gpu {
+    /// Takes the user's choice; finds the adapter the first time WebGPU may be used.
+    pub async fn set_pref(&mut self, pref: DevicePref) {
+        self.pref = pref;
+        self.failed = None;
+        let lost = matches!(&self.ctx, Some(Ok(c)) if c.check_alive().is_err());
+        if lost {
+            self.ctx = None;
+            self.model = None;
+        }
+        if pref != DevicePref::Cpu && self.ctx.is_none() {
+            let (adapter, emulated) = adapter_info().await.unwrap_or_default();
+            self.adapter = (!adapter.is_empty()).then_some(adapter);
+            self.emulated = emulated;
+            self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| e.to_string()));
+        }
+    }
+
+    /// The context when the forward should run on WebGPU now.
+    pub fn usable(&self) -> Option<Rc<GpuContext>> {
+        let ctx = match &self.ctx {
+            Some(Ok(c)) if self.failed.is_none() => c.clone(),
+            _ => return None,
+        };
+        match self.pref {
+            DevicePref::Cpu => None,
+            DevicePref::Auto if self.emulated => None,
+            _ => Some(ctx),
+        }
+    }
+
+    pub fn status(&self) -> DeviceStatus {
+        let problem = match &self.ctx {
+            _ if self.failed.is_some() => self.failed.clone(),
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        };
+        DeviceStatus { pref: self.pref, adapter: self.adapter.clone(), emulated: self.emulated, problem, on_gpu: self.usable().is_some() }
+    }
+
+    /// Label for the snapshot's badge.
+    pub fn label(&self) -> String {
+        format!("WebGPU ({})", self.adapter.as_deref().unwrap_or("adapter"))
+    }
+
+    /// A new model was loaded: its weights go up at the next forward.
+    pub fn forget_model(&mut self) {
+        self.model = None;
+    }
+
+    /// The forward of `bert` (identified by `key`) on the device, uploading its weights first when
+    /// they are not there yet.
+    pub async fn forward(&mut self, ctx: &GpuContext, key: ModelKey, bert: &Bert, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+        if self.model.as_ref().map(|(k, _)| *k) != Some(key) {
+            self.model = None; // free the old weights before the new ones go up
+            self.model = Some((key, GpuModel::upload(ctx, &bert.cfg, &bert.params)?));
+        }
+        let (_, m) = self.model.as_ref().expect("uploaded above");
+        crate::gpu::forward::forward(ctx, m, batch, opts).await
+    }
+
+    /// A forward failed: the explainer goes back to the CPU path and says why. A lost device is
+    /// dropped, so choosing WebGPU again makes a new one.
+    pub fn fail(&mut self, why: String) {
+        let lost = matches!(&self.ctx, Some(Ok(c)) if c.check_alive().is_err());
+        if lost {
+            self.ctx = None;
+            self.model = None;
+        }
+        self.failed = Some(format!("WebGPU stopped ({why}); the page uses the CPU path. Choose WebGPU again to retry."));
+    }
+}
+
+/// The browser's own words for its WebGPU adapter ("vendor architecture") and whether it is a
+/// fallback (CPU) adapter; wgpu leaves the name empty on the web.
+async fn adapter_info() -> Option<(String, bool)> {
+    let get = |o: &JsValue, k: &str| Reflect::get(o, &JsValue::from_str(k)).ok().filter(|v| !v.is_undefined() && !v.is_null());
+    let gpu = get(&get(&js_sys::global(), "navigator")?, "gpu")?;
+    let request: Function = get(&gpu, "requestAdapter")?.dyn_into().ok()?;
+    let promise: Promise = request.call0(&gpu).map_err(|e| js_text(&e)).ok()?.dyn_into().ok()?;
+    let adapter = JsFuture::from(promise).await.ok().filter(|a| !a.is_null() && !a.is_undefined())?;
+    let info = get(&adapter, "info")?;
+    let text = |k: &str| get(&info, k).and_then(|v| v.as_string()).unwrap_or_default();
+    let (vendor, arch, desc) = (text("vendor"), text("architecture"), text("description"));
+    let fallback = get(&info, "isFallbackAdapter").and_then(|v| v.as_bool()).unwrap_or(false);
+    let name = [vendor.as_str(), arch.as_str()].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(" ");
+    let name = if name.is_empty() { desc.clone() } else { name };
+    let emulated = fallback || [&arch, &desc, &vendor].iter().any(|s| s.to_ascii_lowercase().contains("swiftshader"));
+    Some((name, emulated))
+}
