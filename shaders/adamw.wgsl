@@ -18,7 +18,7 @@ override WG_X: u32 = 64u;
 override WG_Y: u32 = 1u;
 
 fn finite(x: f32) -> bool {
-    return x == x && abs(x) <= 3.40282347e+38;
+    return x == x && abs(x) <= 0x1.fffffep+127f;
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)

@@ -18,7 +18,7 @@ override WG_X: u32 = 64u;
 override WG_Y: u32 = 1u;
 const WEIGHTED: u32 = 1u; // write P' (head mask and/or dropout present)
 const DROPOUT: u32 = 2u;
-const F32_MIN: f32 = -3.40282347e+38;
+const F32_MIN: f32 = -0x1.fffffep+127f;
 
 fn hash(v: u32) -> u32 {
     // a 32-bit integer mixer (lowbias32): good avalanche, cheap, same result everywhere
@@ -52,7 +52,7 @@ fn softmax_fwd(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     if (row >= p.b * p.nh * p.t) { return; }
     let bi = row / (p.nh * p.t);
     let base = row * p.t;
-    var mx = -3.40282347e+38;
+    var mx = -0x1.fffffep+127f;
     for (var j = 0u; j < p.t; j++) {
         var s = x[base + j];
         if (aux[bi * p.t + j] == 0.0) { s += F32_MIN; }

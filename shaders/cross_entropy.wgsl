@@ -23,7 +23,7 @@ fn ce_fwd_bwd(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_i
     let base = r * p.cols;
     let tgt = targets[r];
     // max and argmax (first index of the max, as the CPU's top-k)
-    var mx = -3.40282347e+38;
+    var mx = -0x1.fffffep+127f;
     var am = 0u;
     for (var j = lid.x; j < p.cols; j += WG_X) {
         let v = logits[base + j];
