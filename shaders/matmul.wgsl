@@ -32,6 +32,8 @@ fn store(c0: u32, row: u32, col: u32, v: f32) {
     }
 }
 
+// ---- entry points (src/gpu/kernels/matmul_subgroup.rs builds a second module from the part above)
+
 // Each invocation computes a 4x4 block held in registers (rows row0.., cols col0..); loads of rows
 // or columns past the edge are clamped to the last one and their results never stored.
 @compute @workgroup_size(WG_X, WG_Y, 1)

@@ -35,6 +35,9 @@ pub struct GpuContext {
     pub(crate) pipelines: PipelineCache,
     counters: Cell<Counters>,
     lost: Arc<AtomicBool>,
+    /// The adapter is a CPU driver with 8-lane subgroups (lavapipe on AVX2) and the device has
+    /// `Features::SUBGROUP`: matmuls use `kernels::matmul_subgroup` (see there why).
+    pub subgroup8: bool,
     /// Bound where a kernel does not use a slot (layouts are fixed per family).
     dummy_ro: wgpu::Buffer,
     dummy_rw: wgpu::Buffer,
@@ -60,9 +63,17 @@ impl GpuContext {
             .map_err(|e| gpu_err(format!("no GPU adapter found ({e}); use the CPU path (--device cpu)")))?;
         let ai = adapter.get_info();
         let limits = adapter.limits();
+        // BS_SUBGROUP_MATMUL=0 keeps the tiled kernel (to compare the two on one adapter)
+        let allowed = !matches!(std::env::var("BS_SUBGROUP_MATMUL").as_deref(), Ok("0"));
+        let subgroup8 = allowed
+            && ai.device_type == wgpu::DeviceType::Cpu
+            && ai.subgroup_min_size == 8
+            && ai.subgroup_max_size == 8
+            && adapter.features().contains(wgpu::Features::SUBGROUP);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("bertscope"),
+                required_features: if subgroup8 { wgpu::Features::SUBGROUP } else { wgpu::Features::empty() },
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -90,6 +101,7 @@ impl GpuContext {
             pipelines: PipelineCache::default(),
             counters: Cell::new(Counters::default()),
             lost,
+            subgroup8,
             dummy_ro,
             dummy_rw,
         })
@@ -203,7 +215,7 @@ struct PendingRead {
 
 /// Records dispatches into one command encoder (one compute pass, reopened after copies).
 pub struct Recorder<'c> {
-    ctx: &'c GpuContext,
+    pub(crate) ctx: &'c GpuContext,
     encoder: Option<wgpu::CommandEncoder>,
     pass: Option<wgpu::ComputePass<'static>>,
     reads: RefCell<Vec<PendingRead>>,

@@ -41,10 +41,17 @@ impl Gpu {
             self.model = None;
         }
         if pref != DevicePref::Cpu && self.ctx.is_none() {
-            let (adapter, emulated) = adapter_info().await.unwrap_or_default();
+            let info = adapter_info().await;
+            let found = info.is_some();
+            let (adapter, emulated) = info.unwrap_or_default();
             self.adapter = (!adapter.is_empty()).then_some(adapter);
             self.emulated = emulated;
-            self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| e.to_string()));
+            self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| match found {
+                false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
+                          chrome://flags/#enable-unsafe-webgpu). The CPU path answers, with the same numbers."
+                    .to_string(),
+                true => format!("WebGPU could not start ({}); the CPU path answers.", plain(&e)),
+            }));
         }
     }
 
@@ -99,8 +106,14 @@ impl Gpu {
             self.ctx = None;
             self.model = None;
         }
-        self.failed = Some(format!("WebGPU stopped ({why}); the page uses the CPU path. Choose WebGPU again to retry."));
+        self.failed = Some(format!("WebGPU stopped ({}); the page uses the CPU path. Choose WebGPU again to retry.", plain(&why)));
     }
+}
+
+/// An engine error without its "gpu: " prefix, for the page.
+fn plain(e: &dyn std::fmt::Display) -> String {
+    let s = e.to_string();
+    s.strip_prefix("gpu: ").map(str::to_string).unwrap_or(s)
 }
 
 /// The browser's own words for its WebGPU adapter ("vendor architecture") and whether it is a

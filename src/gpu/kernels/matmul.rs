@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::f;
+use crate::gpu::kernels::matmul_subgroup::{tile, ENTRIES};
 use crate::gpu::pipeline::Family;
 
 /// One operand: a buffer region and element strides within it (row, column, and the two batch
@@ -54,10 +55,16 @@ impl Shape {
     }
 }
 
-/// Which kernel: the register-blocked one (4x4 per invocation) or the naive baseline.
+/// Which kernel. `Auto` is what the model uses: `Subgroup` where the context enables it (CPU
+/// drivers with 8-lane subgroups), `Tiled` everywhere else. The others are for tests and the bench.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
+    Auto,
+    /// Register-blocked, 4x4 outputs per invocation.
     Tiled,
+    /// `matmul_subgroup`: a (128 or 64) x 64 tile per 8-lane subgroup.
+    Subgroup,
+    /// One output per invocation: the baseline.
     Naive,
 }
 
@@ -79,13 +86,28 @@ pub fn matmul(
     let mut words = params.to_vec();
     words.push(flags);
     words.push(f(s.alpha));
-    let wg = (8u32, 8u32);
-    let per = if kernel == Kernel::Tiled { 4 } else { 1 };
-    let gx = s.n.div_ceil(per * wg.0 as usize) as u32;
-    let gy = s.m.div_ceil(per * wg.1 as usize) as u32;
-    let entry = if kernel == Kernel::Tiled { "tiled" } else { "naive" };
+    if kernel == Kernel::Subgroup && !rec.ctx.subgroup8 {
+        return Err(crate::error::BertError::Gpu("the subgroup matmul needs a CPU adapter with 8-lane subgroups".into()));
+    }
+    let kernel = match kernel {
+        Kernel::Auto if rec.ctx.subgroup8 => Kernel::Subgroup,
+        Kernel::Auto => Kernel::Tiled,
+        k => k,
+    };
+    // (family, entry, workgroup size, rows x columns of C per workgroup)
+    let (family, entry, wg, per) = match kernel {
+        Kernel::Subgroup => {
+            // the 64-row tile when the 128-row one would mostly load clamped rows
+            let (name, ta, tb) = ENTRIES[if s.m > 64 { 0 } else { 1 }];
+            (Family::MatmulSubgroup, name, (8u32, 1u32), tile(ta, tb))
+        }
+        Kernel::Naive => (Family::Matmul, "naive", (8, 8), (8, 8)),
+        _ => (Family::Matmul, "tiled", (8, 8), (32, 32)),
+    };
+    let gx = s.n.div_ceil(per.1) as u32;
+    let gy = s.m.div_ceil(per.0) as u32;
     let z = (s.batch.0 * s.batch.1) as u32;
-    rec.dispatch(Family::Matmul, entry, wg, &words, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
+    rec.dispatch(family, entry, wg, &words, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
 }
 
 /// y (N, OUT) = x (N, IN) W^T (+ b), W (OUT, IN) row-major as HF stores it.
@@ -101,7 +123,7 @@ pub fn linear(
     out: usize,
 ) -> Result<()> {
     let s = Shape::new(n, out, inp);
-    matmul(rec, Operand::rows(x, inp), Operand::transposed(w, inp), b, Operand::rows(y, out), s, Kernel::Tiled)
+    matmul(rec, Operand::rows(x, inp), Operand::transposed(w, inp), b, Operand::rows(y, out), s, Kernel::Auto)
 }
 
 /// Backward of `linear`: dx (=, or += when `acc_dx`) dy W; dW += dy^T x. (db is a column sum.)
@@ -119,8 +141,8 @@ pub fn linear_backward(
 ) -> Result<()> {
     if let Some((dx, acc)) = dx {
         let s = Shape { accumulate: acc, ..Shape::new(n, inp, out) };
-        matmul(rec, Operand::rows(dy, out), Operand::rows(w, inp), None, Operand::rows(dx, inp), s, Kernel::Tiled)?;
+        matmul(rec, Operand::rows(dy, out), Operand::rows(w, inp), None, Operand::rows(dx, inp), s, Kernel::Auto)?;
     }
     let s = Shape { accumulate: true, ..Shape::new(out, inp, n) };
-    matmul(rec, Operand::transposed(dy, out), Operand::rows(x, inp), None, Operand::rows(dw, inp), s, Kernel::Tiled)
+    matmul(rec, Operand::transposed(dy, out), Operand::rows(x, inp), None, Operand::rows(dw, inp), s, Kernel::Auto)
 }

@@ -8,6 +8,7 @@ pub mod elementwise;
 pub mod embedding;
 pub mod layernorm;
 pub mod matmul;
+pub mod matmul_subgroup;
 pub mod reduce;
 
 use super::context::Recorder;
