@@ -285,3 +285,25 @@ fn dropout_training_on_the_gpu_is_seeded_and_lowers_the_loss() {
     }
     assert!(losses[14] < 0.5 * losses[0], "one batch, 15 steps: loss {} -> {}", losses[0], losses[14]);
 }
+
+#[test]
+fn a_lost_device_is_a_clear_error_and_the_cpu_path_carries_on() {
+    // a device of its own: this one is destroyed
+    let ctx = GpuContext::new_blocking().expect("a GPU adapter is required");
+    let cfg = odd_cfg("gelu", PositionEncoding::Learned, true);
+    let p = perturbed(&cfg, Heads::MASKED_LM, 5);
+    let (batch, _) = random_batch(&cfg, 1, 7, 6);
+    let opts = ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() };
+    let m = GpuModel::upload(&ctx, &cfg, &p).unwrap();
+    forward_blocking(&ctx, &m, &batch, &opts).expect("a forward before the loss");
+    ctx.device.destroy();
+    let e = forward_blocking(&ctx, &m, &batch, &opts).err().expect("a forward on a destroyed device fails");
+    let msg = e.to_string();
+    assert!(msg.contains("lost") || msg.contains("stopped working"), "unclear error: {msg}");
+    assert!(ctx.check_alive().is_err(), "the context knows its device is gone");
+    // the caller falls back without restarting: the CPU path answers, and a new context works
+    let cpu = forward(&p, &cfg, &batch, &opts).unwrap();
+    let fresh = GpuContext::new_blocking().unwrap();
+    let m2 = GpuModel::upload(&fresh, &cfg, &p).unwrap();
+    compare_traces("after a lost device", &forward_blocking(&fresh, &m2, &batch, &opts).unwrap(), &cpu);
+}

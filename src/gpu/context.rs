@@ -8,7 +8,6 @@ use crate::error::{BertError, Result};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use wgpu::util::DeviceExt;
 
 /// What the caller needs to know about the adapter (the page shows `name`).
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +34,8 @@ pub struct GpuContext {
     pub(crate) pipelines: PipelineCache,
     counters: Cell<Counters>,
     lost: Arc<AtomicBool>,
+    /// The first error wgpu reported outside an error scope.
+    stray: Arc<std::sync::Mutex<Option<String>>>,
     /// The adapter is a CPU driver with 8-lane subgroups (lavapipe on AVX2) and the device has
     /// `Features::SUBGROUP`: matmuls use `kernels::matmul_subgroup` (see there why).
     pub subgroup8: bool,
@@ -82,6 +83,14 @@ impl GpuContext {
         let lost = Arc::new(AtomicBool::new(false));
         let flag = lost.clone();
         device.set_device_lost_callback(move |_reason, _msg| flag.store(true, Ordering::SeqCst));
+        // Errors outside a recorder's scopes (an upload to a lost device) are kept for the next
+        // `check_alive` instead of wgpu's default handler, which panics.
+        let stray = Arc::new(std::sync::Mutex::new(None::<String>));
+        let sink = stray.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
         let mk = |label: &str, usage| {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: 16, usage, mapped_at_creation: false })
         };
@@ -101,6 +110,7 @@ impl GpuContext {
             pipelines: PipelineCache::default(),
             counters: Cell::new(Counters::default()),
             lost,
+            stray,
             subgroup8,
             dummy_ro,
             dummy_rw,
@@ -126,8 +136,16 @@ impl GpuContext {
     /// Errors once the device is lost (driver reset, browser took it away): the caller falls back
     /// to the CPU path; the context must be rebuilt.
     pub fn check_alive(&self) -> Result<()> {
+        // natively the lost callback runs from poll (a destroyed device is lost once its queue is idle)
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = self.device.poll(wgpu::PollType::Poll);
         if self.lost.load(Ordering::SeqCst) {
             return Err(gpu_err("the GPU device was lost; switch to the CPU path or reload"));
+        }
+        // sticky: only uploads run outside a recorder's scopes, and they fail on a broken device
+        if let Some(e) = self.stray.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let first = e.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").trim();
+            return Err(gpu_err(format!("the GPU device stopped working ({first}); switch to the CPU path or reload")));
         }
         Ok(())
     }
@@ -167,11 +185,28 @@ impl GpuContext {
         if bytes.is_empty() {
             return self.buffer(label, 1);
         }
-        Ok(self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        self.check_alive()?;
+        Ok(self.init_buffer(label, bytes, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC))
+    }
+
+    /// A buffer holding `bytes` (padded to 4), written through the queue: unlike
+    /// `create_buffer_init` this does not panic when the device has been lost.
+    pub(crate) fn init_buffer(&self, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let size = (bytes.len() as u64).div_ceil(4).max(1) * 4;
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        }))
+            size,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if bytes.len() % 4 == 0 {
+            self.queue.write_buffer(&buf, 0, bytes);
+        } else {
+            let mut padded = bytes.to_vec();
+            padded.resize(size as usize, 0);
+            self.queue.write_buffer(&buf, 0, &padded);
+        }
+        buf
     }
 
     pub fn recorder(&self) -> Recorder<'_> {
@@ -186,7 +221,7 @@ impl GpuContext {
             pass: None,
             reads: RefCell::new(Vec::new()),
             dispatches: 0,
-            scopes: Some((validation, oom)),
+            scopes: Some((oom, validation)),
         }
     }
 }
@@ -220,6 +255,8 @@ pub struct Recorder<'c> {
     pass: Option<wgpu::ComputePass<'static>>,
     reads: RefCell<Vec<PendingRead>>,
     dispatches: u64,
+    /// (out-of-memory, validation): a tuple drops its first field first, and scopes must pop in
+    /// reverse order of pushing, also when a recorder is dropped unfinished.
     scopes: Option<(wgpu::ErrorScopeGuard, wgpu::ErrorScopeGuard)>,
 }
 
@@ -278,11 +315,7 @@ impl<'c> Recorder<'c> {
         assert!(ro.len() <= n_ro && rw.len() <= n_rw, "{entry}: too many bindings");
         let mut words = params.to_vec();
         words.resize(words.len().div_ceil(4).max(1) * 4, 0); // uniform structs are 16-byte multiples
-        let uniform = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(entry),
-            contents: bytemuck::cast_slice(&words),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let uniform = ctx.init_buffer(entry, bytemuck::cast_slice(&words), wgpu::BufferUsages::UNIFORM);
         let align = ctx.align_elems();
         let bind = |v: Option<View<'_>>, dummy: &'c wgpu::Buffer| -> Result<(wgpu::Buffer, u64, u64)> {
             match v {
@@ -354,7 +387,6 @@ impl<'c> Recorder<'c> {
     /// Submits everything recorded (one submit) and, if anything was asked for, reads it back
     /// through one staging buffer (one readback).
     pub async fn finish(mut self) -> Result<Readback> {
-        self.ctx.check_alive()?;
         self.end_pass();
         let ctx = self.ctx;
         let mut enc = self.encoder.take().expect("recorder open");
@@ -374,10 +406,12 @@ impl<'c> Recorder<'c> {
             }
         }
         let cmd = enc.finish();
-        let (validation, oom) = self.scopes.take().expect("scopes pushed at creation");
+        let (oom, validation) = self.scopes.take().expect("scopes pushed at creation");
         // Scopes pop in reverse order of pushing.
         let oom = oom.pop().await;
         let validation = validation.pop().await;
+        // a lost device first: its errors would otherwise read as validation errors
+        ctx.check_alive()?;
         if let Some(e) = oom {
             return Err(gpu_err(format!("the GPU ran out of memory: {e}")));
         }
