@@ -258,10 +258,19 @@ impl TrainSession {
 
     /// One optimiser step, evaluated on held-out text every `eval_every` steps and at the end.
     pub fn step(&mut self) -> Result<LogPoint> {
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        if self.trainer.on_gpu() {
+            return pollster::block_on(self.step_async());
+        }
+        crate::rng::ready(self.step_async())
+    }
+
+    /// `step` for the page's worker, which awaits the GPU instead of blocking.
+    pub async fn step_async(&mut self) -> Result<LogPoint> {
         if self.finished() {
             return Err(BertError::Input(format!("the run is complete ({} steps): reset to train again", self.setup.steps)));
         }
-        let log = self.trainer.step()?;
+        let log = self.trainer.step_async().await?;
         let mut p = LogPoint {
             step: log.step,
             loss: log.loss,
@@ -274,7 +283,7 @@ impl TrainSession {
             eval_acc: None,
         };
         if log.step.is_multiple_of(self.setup.eval_every) || self.finished() {
-            let e = self.trainer.evaluate()?;
+            let e = self.trainer.evaluate_async().await?;
             p.eval_loss = Some(e.loss);
             p.eval_acc = Some(e.mlm_acc);
         }
@@ -285,6 +294,19 @@ impl TrainSession {
     pub fn evaluate_now(&self) -> Result<(f32, f32)> {
         let e = self.trainer.evaluate()?;
         Ok((e.loss, e.mlm_acc))
+    }
+
+    pub async fn evaluate_now_async(&self) -> Result<(f32, f32)> {
+        let e = self.trainer.evaluate_async().await?;
+        Ok((e.loss, e.mlm_acc))
+    }
+
+    /// Brings the weights back from the GPU (when the run trains there) so the views that run the
+    /// model on the CPU path (frames, the masking view, saving) see the current step.
+    pub async fn sync(&mut self) -> Result<()> {
+        #[cfg(feature = "gpu")]
+        self.trainer.sync_from_gpu_async().await?;
+        Ok(())
     }
 
     /// A filmstrip frame is due after the current step.

@@ -138,6 +138,9 @@ pub struct Trainer {
     /// `sync_from_gpu`.
     #[cfg(feature = "gpu")]
     gpu: Option<(std::rc::Rc<crate::gpu::GpuContext>, crate::gpu::train::GpuOptimizer)>,
+    /// The step at which `bert.params` last received the GPU's weights.
+    #[cfg(feature = "gpu")]
+    synced_step: Option<usize>,
 }
 
 impl Trainer {
@@ -187,6 +190,8 @@ impl Trainer {
             opts,
             #[cfg(feature = "gpu")]
             gpu: None,
+            #[cfg(feature = "gpu")]
+            synced_step: None,
         })
     }
 
@@ -244,21 +249,41 @@ impl Trainer {
 
     /// One optimiser step on the next batch.
     pub fn step(&mut self) -> Result<StepLog> {
+        let (batch, targets) = self.next_collated()?;
+        self.step_on(&batch, &targets)
+    }
+
+    /// `step`, awaiting the GPU's readback where training runs on the GPU (the page's worker
+    /// cannot block; natively `step` blocks on this).
+    pub async fn step_async(&mut self) -> Result<StepLog> {
+        let (batch, targets) = self.next_collated()?;
+        self.step_on_async(&batch, &targets).await
+    }
+
+    fn next_collated(&mut self) -> Result<(Batch, Targets)> {
         let items = self.next_batch();
         if items.is_empty() {
             return Err(BertError::Input("the corpus produced no training sequences".into()));
         }
-        let (batch, targets) = collate(&items, self.bert.tokenizer.pad_id);
+        let bt = collate(&items, self.bert.tokenizer.pad_id);
         self.last_batch = items;
-        self.step_on(&batch, &targets)
+        Ok(bt)
     }
 
     /// One optimiser step on a given batch. On a non-finite loss or gradient nothing is updated.
     pub fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
-        let lr = self.schedule.lr(self.step);
         #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
         if self.gpu.is_some() {
-            return self.step_on_gpu(batch, targets, lr);
+            return pollster::block_on(self.step_on_async(batch, targets));
+        }
+        crate::rng::ready(self.step_on_async(batch, targets))
+    }
+
+    pub async fn step_on_async(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
+        let lr = self.schedule.lr(self.step);
+        #[cfg(feature = "gpu")]
+        if self.gpu.is_some() {
+            return self.step_on_gpu(batch, targets, lr).await;
         }
         let (p, cfg) = (&self.bert.params, &self.bert.cfg);
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
@@ -293,6 +318,7 @@ impl Trainer {
     pub fn use_gpu(&mut self, ctx: std::rc::Rc<crate::gpu::GpuContext>) -> Result<()> {
         let opt = crate::gpu::train::GpuOptimizer::new(&ctx, &self.bert.cfg, &self.bert.params)?;
         self.gpu = Some((ctx, opt));
+        self.synced_step = Some(self.step);
         Ok(())
     }
 
@@ -304,18 +330,27 @@ impl Trainer {
     /// Copies the GPU's weights into `bert.params` (before saving or inspecting them).
     #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
     pub fn sync_from_gpu(&mut self) -> Result<()> {
+        pollster::block_on(self.sync_from_gpu_async())
+    }
+
+    /// `sync_from_gpu` without blocking; a no-op when the weights were already copied at this step.
+    #[cfg(feature = "gpu")]
+    pub async fn sync_from_gpu_async(&mut self) -> Result<()> {
         if let Some((ctx, opt)) = &self.gpu {
-            self.bert.params = pollster::block_on(opt.params(ctx))?;
+            if self.synced_step != Some(self.step) {
+                self.bert.params = opt.params(ctx).await?;
+                self.synced_step = Some(self.step);
+            }
         }
         Ok(())
     }
 
-    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-    fn step_on_gpu(&mut self, batch: &Batch, targets: &Targets, lr: f64) -> Result<StepLog> {
+    #[cfg(feature = "gpu")]
+    async fn step_on_gpu(&mut self, batch: &Batch, targets: &Targets, lr: f64) -> Result<StepLog> {
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
         let adam = AdamWConfig { weight_decay: self.opts.weight_decay, ..Default::default() };
         let (ctx, opt) = self.gpu.as_mut().expect("gpu set");
-        let st = pollster::block_on(opt.train_step(ctx, batch, targets, lr, &adam, self.opts.max_grad_norm, seed))?;
+        let st = opt.train_step(ctx, batch, targets, lr, &adam, self.opts.max_grad_norm, seed).await?;
         self.step += 1;
         let l = &st.loss;
         Ok(StepLog {
@@ -332,14 +367,22 @@ impl Trainer {
 
     /// Loss and masked-token accuracy on the held-out sequences (dropout off).
     pub fn evaluate(&self) -> Result<EvalLog> {
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        if self.gpu.is_some() {
+            return pollster::block_on(self.evaluate_async());
+        }
+        crate::rng::ready(self.evaluate_async())
+    }
+
+    pub async fn evaluate_async(&self) -> Result<EvalLog> {
         let mut loss_sum = 0.0f64;
         let mut labelled = 0usize;
         let mut hits = 0usize;
-        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        #[cfg(feature = "gpu")]
         if let Some((ctx, opt)) = &self.gpu {
             for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
                 let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
-                let l = pollster::block_on(opt.evaluate(ctx, &batch, &targets))?;
+                let l = opt.evaluate(ctx, &batch, &targets).await?;
                 loss_sum += l.loss as f64 * l.mlm_labelled as f64;
                 hits += l.mlm_hits;
                 labelled += l.mlm_labelled;

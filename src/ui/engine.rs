@@ -153,6 +153,11 @@ impl Worker {
     /// device status when WebGPU failed and the CPU path answered instead).
     async fn explain(&mut self, req: Request) -> (FromEngine, Option<super::protocol::DeviceStatus>) {
         let trained = self.use_trained && self.run.is_some();
+        if trained {
+            if let Some(r) = self.run.as_mut() {
+                let _ = r.sync().await;
+            }
+        }
         let (b, key) = match (&self.run, trained) {
             (Some(r), true) => (&r.trainer.bert, (true, r.step_count())),
             _ => match &self.bert {
@@ -247,7 +252,11 @@ impl Worker {
                 let Some(info) = self.active().map(ModelInfo::of) else { return true };
                 return scope.send(FromEngine::ModelChanged { info, trained: on }).await.is_ok();
             }
-            TrainCmd::Save => match &self.run {
+            TrainCmd::Save => {
+                if let Some(r) = self.run.as_mut() {
+                    let _ = r.sync().await; // the GPU's weights, when the run trains there
+                }
+                match &self.run {
                 None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
                 Some(r) => match r.trainer.bert.to_files() {
                     Ok(f) => {
@@ -263,7 +272,8 @@ impl Worker {
                     }
                     Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
                 },
-            },
+            }
+            }
         };
         scope.send(FromEngine::Train(ev)).await.is_ok()
     }
@@ -302,8 +312,20 @@ impl Worker {
                 return false;
             }
         };
-        let (eval_loss, eval_acc) = run.evaluate_now().unwrap_or((f32::NAN, f32::NAN));
-        let ready = TrainEvent::Ready { info: run.info(), train_tokens: run.trainer.train_tokens(), eval_loss, eval_acc, setup_ms: now_ms() - t0 };
+        let mut run = run;
+        // the run trains where the explainer runs its forward (the badge's choice)
+        let mut device = "CPU (wasm)".to_string();
+        if let Some(ctx) = self.gpu.usable() {
+            match run.trainer.use_gpu(ctx) {
+                Ok(()) => device = self.gpu.label(),
+                Err(e) => {
+                    self.gpu.fail(e.to_string());
+                    let _ = scope.send(FromEngine::Device(self.gpu.status())).await;
+                }
+            }
+        }
+        let (eval_loss, eval_acc) = run.evaluate_now_async().await.unwrap_or((f32::NAN, f32::NAN));
+        let ready = TrainEvent::Ready { info: run.info(), train_tokens: run.trainer.train_tokens(), eval_loss, eval_acc, setup_ms: now_ms() - t0, device };
         let frame = run.frame();
         self.run = Some(run);
         self.pending.clear();
@@ -325,7 +347,7 @@ impl Worker {
                 return true;
             }
             let s0 = now_ms();
-            match run.step() {
+            match run.step_async().await {
                 Ok(p) => {
                     self.window_tokens += p.tokens;
                     let now = now_ms();
@@ -342,6 +364,7 @@ impl Worker {
             }
             self.window_ms += now_ms() - s0;
             if run.frame_due() {
+                let _ = run.sync().await;
                 if let Ok(f) = run.frame() {
                     if scope.send(FromEngine::Train(TrainEvent::Frame(Box::new(f)))).await.is_err() {
                         return false;
@@ -374,6 +397,9 @@ impl Worker {
 
     /// The masking view of the last batch (as trained, or re-masked from `seed`).
     async fn send_batch(&mut self, seed: Option<u64>, scope: &mut Scope) -> bool {
+        if let Some(r) = self.run.as_mut() {
+            let _ = r.sync().await;
+        }
         let Some(run) = &self.run else { return true };
         if run.trainer.last_batch.is_empty() {
             return true;

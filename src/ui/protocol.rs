@@ -101,8 +101,9 @@ pub enum FromEngine {
 pub enum TrainEvent {
     /// What the worker is doing before the first step (fetching the corpus, training a vocabulary).
     Preparing(String),
-    /// The run is set up: the model, the corpus size, and the held-out loss before training.
-    Ready { info: ModelInfo, train_tokens: usize, eval_loss: f32, eval_acc: f32, setup_ms: f64 },
+    /// The run is set up: the model, the corpus size, the held-out loss before training, and what
+    /// it trains on ("CPU (wasm)", "WebGPU (…)").
+    Ready { info: ModelInfo, train_tokens: usize, eval_loss: f32, eval_acc: f32, setup_ms: f64, device: String },
     /// The steps since the last progress message; throughput over that window (wall clock); the
     /// worker's WebAssembly memory in bytes.
     Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64, memory: u64 },

@@ -109,6 +109,10 @@ pub struct TrainView {
     pub info: Option<ModelInfo>,
     pub train_tokens: usize,
     pub setup_ms: f64,
+    /// What the run trains on.
+    pub device: String,
+    /// The held-out loss before training.
+    pub eval0: f32,
     pub step: usize,
     pub steps: usize,
     /// Training masked-LM loss per step.
@@ -147,6 +151,8 @@ impl Default for TrainView {
             info: None,
             train_tokens: 0,
             setup_ms: 0.0,
+            device: String::new(),
+            eval0: f32::NAN,
             step: 0,
             steps: 0,
             loss: s(),
@@ -248,7 +254,7 @@ impl TrainView {
                 self.phase = Phase::Preparing(m);
                 self.error = None;
             }
-            TrainEvent::Ready { info, train_tokens, eval_loss, eval_acc, setup_ms } => {
+            TrainEvent::Ready { info, train_tokens, eval_loss, eval_acc, setup_ms, device } => {
                 let keep = (self.form.clone(), self.reroll_seed);
                 *self = TrainView::default();
                 (self.form, self.reroll_seed) = keep;
@@ -256,6 +262,8 @@ impl TrainView {
                 self.info = Some(info);
                 self.train_tokens = train_tokens;
                 self.setup_ms = setup_ms;
+                self.device = device;
+                self.eval0 = eval_loss;
                 self.steps = self.form.setup.steps;
                 self.phase = Phase::Paused;
                 Rc::make_mut(&mut self.eval_loss).push(0.0, eval_loss as f64);
@@ -338,7 +346,7 @@ mod tests {
     }
 
     fn ready() -> TrainAction {
-        TrainAction::Event(TrainEvent::Ready { info: ModelInfo { layers: 2, heads: 2, ..Default::default() }, train_tokens: 5000, eval_loss: 7.0, eval_acc: 0.0, setup_ms: 10.0 })
+        TrainAction::Event(TrainEvent::Ready { info: ModelInfo { layers: 2, heads: 2, ..Default::default() }, train_tokens: 5000, eval_loss: 7.0, eval_acc: 0.0, setup_ms: 10.0, device: "CPU (wasm)".into() })
     }
 
     fn frame(step: usize) -> TrainAction {

@@ -121,8 +121,8 @@ pub fn TrainPanel(p: &Props) -> Html {
     let info = v.info.as_ref().map(|i| {
         html! {
             <p class="muted run-info">{ format!(
-                "Model: {} layers × {} heads, hidden {}, vocabulary {} ({} parameters). Corpus: {} training tokens. Prepared in {:.1} s.",
-                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_tokens, v.setup_ms / 1000.0) }</p>
+                "Model: {} layers × {} heads, hidden {}, vocabulary {} ({} parameters). Corpus: {} training tokens. Prepared in {:.1} s. Trains on {}.",
+                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_tokens, v.setup_ms / 1000.0, v.device) }</p>
         }
     });
     let running = v.running();
@@ -179,7 +179,7 @@ pub fn TrainPanel(p: &Props) -> Html {
                 <span class="stepper">{ "step " }<b data-testid="step-counter">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
                 <progress max="1" value={v.progress().to_string()} aria-label="training progress" />
                 <span class="eta">{ eta }</span>
-                <span class="rate" data-testid="train-rate" data-worker-memory={v.worker_memory.to_string()}
+                <span class="rate" data-testid="train-rate" data-worker-memory={v.worker_memory.to_string()} data-device={v.device.clone()} data-eval0={v.eval0.to_string()}
                     title={format!("the worker's memory: {:.1} MB", v.worker_memory as f64 / 1e6)}>
                     { if v.rate > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", v.rate, v.ms_per_step) } else { String::new() } }</span>
             </div>
