@@ -41,7 +41,8 @@ pub struct GpuContext {
     pub subgroup8: bool,
     /// Bound where a kernel does not use a slot (layouts are fixed per family).
     dummy_ro: wgpu::Buffer,
-    dummy_rw: wgpu::Buffer,
+    /// One per writable slot: WebGPU rejects a buffer bound to two writable slots of a dispatch.
+    dummy_rw: Vec<wgpu::Buffer>,
 }
 
 fn gpu_err(msg: impl Into<String>) -> BertError {
@@ -95,7 +96,8 @@ impl GpuContext {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: 16, usage, mapped_at_creation: false })
         };
         let dummy_ro = mk("dummy-ro", wgpu::BufferUsages::STORAGE);
-        let dummy_rw = mk("dummy-rw", wgpu::BufferUsages::STORAGE);
+        let most_rw = 4; // LayerNorm's backward
+        let dummy_rw = (0..most_rw).map(|i| mk(&format!("dummy-rw-{i}"), wgpu::BufferUsages::STORAGE)).collect();
         let info = AdapterSummary {
             name: ai.name.clone(),
             backend: format!("{:?}", ai.backend),
@@ -333,7 +335,16 @@ impl<'c> Recorder<'c> {
             slots.push(bind(ro.get(i).copied().flatten(), &ctx.dummy_ro)?);
         }
         for i in 0..n_rw {
-            slots.push(bind(rw.get(i).copied().flatten(), &ctx.dummy_rw)?);
+            slots.push(bind(rw.get(i).copied().flatten(), &ctx.dummy_rw[i])?);
+        }
+        // WebGPU (the browser) rejects a dispatch where a writable binding overlaps any other
+        // binding of the same buffer; native wgpu does not check, so the tests would not see it
+        for (i, a) in slots.iter().enumerate().skip(n_ro) {
+            for (j, b) in slots.iter().enumerate() {
+                if i != j && a.0 == b.0 && a.1 < b.1 + b.2 && b.1 < a.1 + a.2 {
+                    return Err(gpu_err(format!("{entry}: binding {} (writable) overlaps binding {} of the same buffer", i + 1, j + 1)));
+                }
+            }
         }
         let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }];
         for (i, (buf, off, size)) in slots.iter().enumerate() {
