@@ -588,35 +588,38 @@ async function main() {
       }
     });
 
-    await test("train on WebGPU in the page: same held-out loss before training as the CPU path, loss falls; throughput of both", async () => {
+    await test("train on WebGPU in the page: the held-out loss before training equals the CPU path's, the loss falls; throughput of both", async () => {
       metrics.in_page_training = {};
-      const run = async (device) => {
+      const run = async (device, mode, steps) => {
         const p = await newPage(`?view=train&device=${device}`);
         await settled(p);
-        await p.locator(sel("train-mode-scratch")).check();
+        await p.locator(sel(`train-mode-${mode}`)).check();
         await setField(p, "train-batch", 8);
         await setField(p, "train-seq", 32);
-        await setField(p, "train-steps", 60);
+        await setField(p, "train-steps", steps);
         await setField(p, "train-every", 20);
         await p.click(sel("train-start"));
-        await waitStep(p, 60, 240_000);
+        await waitStep(p, steps, 240_000);
         await waitPhase(p, "finished", 60_000);
         const rate = p.locator(sel("train-rate"));
         const dev = await rate.getAttribute("data-device");
         const eval0 = Number(await rate.getAttribute("data-eval0"));
         const losses = await lossValues(p);
-        const text = await rate.textContent();
-        const tps = Number((text.match(/([\d.]+) tokens\/s/) || [])[1]);
-        metrics.in_page_training[device] = { device: dev, eval_loss_before: eval0, tokens_per_s: tps, first: losses.slice(0, 5), last: losses.slice(-5) };
-        if (device === "webgpu") await shot(p, "22-train-webgpu");
+        const tps = Number(((await rate.textContent()).match(/([\d.]+) tokens\/s/) || [])[1]);
+        metrics.in_page_training[`${device} ${mode}`] = { device: dev, eval_loss_before: eval0, tokens_per_s: tps, first: losses.slice(0, 3), last: losses.slice(-3) };
+        if (device === "webgpu" && mode === "scratch") await shot(p, "22-train-webgpu");
         await p.context().close();
         return { dev, eval0, losses };
       };
-      const cpu = await run("cpu");
-      const gpu = await run("webgpu");
-      assert(cpu.dev.startsWith("CPU") && gpu.dev.startsWith("WebGPU"), `trained on ${cpu.dev} / ${gpu.dev}`);
-      // same seed, same vocabulary and initial weights: the held-out loss before any step agrees
-      assert(Math.abs(cpu.eval0 - gpu.eval0) <= 1e-3 * Math.max(1, cpu.eval0), `held-out loss before training: CPU ${cpu.eval0} vs WebGPU ${gpu.eval0}`);
+      // the loaded model on held-out text, before any step: the same number on both backends (from
+      // scratch the WordPiece vocabulary can differ by a few pieces between runs, see the README)
+      const cpuC = await run("cpu", "continue", 2);
+      const gpuC = await run("webgpu", "continue", 2);
+      assert(cpuC.dev.startsWith("CPU") && gpuC.dev.startsWith("WebGPU"), `trained on ${cpuC.dev} / ${gpuC.dev}`);
+      assert(Math.abs(cpuC.eval0 - gpuC.eval0) <= 1e-3 * Math.max(1, cpuC.eval0), `held-out loss before training: CPU ${cpuC.eval0} vs WebGPU ${gpuC.eval0}`);
+      // from scratch on WebGPU the loss falls; the CPU run gives the throughput beside it
+      const gpu = await run("webgpu", "scratch", 60);
+      await run("cpu", "scratch", 60);
       const l = gpu.losses;
       assert(l.length >= 20 && l.every(Number.isFinite), `WebGPU losses: ${l}`);
       assert(mean(l.slice(-10)) < mean(l.slice(0, 10)), `WebGPU loss does not fall: ${l.slice(0, 10)} ... ${l.slice(-10)}`);
