@@ -362,7 +362,7 @@ fn App() -> Html {
             <div class="train-view" hidden={!shown_train} data-testid="train-view">
                 <section class="card">
                     <h2>{ "Train a BERT in your browser" }</h2>
-                    <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker on the CPU (WebAssembly). Choose a model and a corpus, press Start, and watch it learn." }</p>
+                    <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker, on the backend chosen at the top right (CPU in WebAssembly, or WebGPU). Choose a model and a corpus, press Start, and watch it learn." }</p>
                     <TrainPanel view={train_view.clone()} on_action={on_train_action} {on_control} />
                 </section>
                 <section class="card">
