@@ -28,6 +28,8 @@ pub struct Gpu {
     model: Option<(ModelKey, GpuModel)>,
     /// Why WebGPU stopped being used (device lost, a failed forward); cleared by a new choice.
     failed: Option<String>,
+    /// Auto's measurement on the loaded model: milliseconds of one forward on (CPU, WebGPU).
+    race: Option<(f64, f64)>,
 }
 
 impl Gpu {
@@ -63,9 +65,22 @@ impl Gpu {
         };
         match self.pref {
             DevicePref::Cpu => None,
-            DevicePref::Auto if self.emulated => None,
-            _ => Some(ctx),
+            // Auto: the CPU path until one forward was timed on each, then the faster
+            DevicePref::Auto => self.race.filter(|(cpu, gpu)| gpu < cpu).map(|_| ctx),
+            DevicePref::Gpu => Some(ctx),
         }
+    }
+
+    /// Auto has a device to race against the CPU path and has not timed it on this model yet.
+    pub fn needs_race(&self) -> Option<Rc<GpuContext>> {
+        match (&self.ctx, self.pref, self.race, &self.failed) {
+            (Some(Ok(c)), DevicePref::Auto, None, None) => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn set_race(&mut self, cpu_ms: f64, gpu_ms: f64) {
+        self.race = Some((cpu_ms, gpu_ms));
     }
 
     pub fn status(&self) -> DeviceStatus {
@@ -74,7 +89,7 @@ impl Gpu {
             Some(Err(e)) => Some(e.clone()),
             _ => None,
         };
-        DeviceStatus { pref: self.pref, adapter: self.adapter.clone(), emulated: self.emulated, problem, on_gpu: self.usable().is_some() }
+        DeviceStatus { pref: self.pref, adapter: self.adapter.clone(), emulated: self.emulated, problem, on_gpu: self.usable().is_some(), race: self.race }
     }
 
     /// Label for the snapshot's badge.
@@ -85,6 +100,7 @@ impl Gpu {
     /// A new model was loaded: its weights go up at the next forward.
     pub fn forget_model(&mut self) {
         self.model = None;
+        self.race = None;
     }
 
     /// The forward of `bert` (identified by `key`) on the device, uploading its weights first when

@@ -22,8 +22,8 @@ pub enum ToEngine {
 /// The backend the user asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DevicePref {
-    /// WebGPU on a real GPU; the CPU path when there is none, or when the only adapter is a CPU
-    /// emulation of one (SwiftShader), which is slower than the CPU path itself.
+    /// One forward timed on each backend (on the first request after a model loads), then the
+    /// faster; the CPU path when there is no WebGPU.
     #[default]
     Auto,
     Cpu,
@@ -58,6 +58,8 @@ pub struct DeviceStatus {
     pub problem: Option<String>,
     /// The explainer's forwards run on WebGPU now.
     pub on_gpu: bool,
+    /// Auto's measurement: milliseconds of one forward on (CPU, WebGPU).
+    pub race: Option<(f64, f64)>,
 }
 
 /// What the training panel asks of the worker.

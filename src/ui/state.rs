@@ -214,7 +214,14 @@ impl AppState {
                     self.snapshot = Some(Rc::new(*s));
                 }
             }
-            FromEngine::Device(st) => self.device = Some(st),
+            FromEngine::Device(st) => {
+                // Auto's timing just chose WebGPU: ask again, so what is shown came from it
+                let raced_to_gpu = st.on_gpu && st.race.is_some() && self.device.as_ref().is_some_and(|o| o.race.is_none());
+                self.device = Some(st);
+                if raced_to_gpu && self.ready() {
+                    self.edit += 1;
+                }
+            }
             FromEngine::Failed { seq, message } => {
                 if seq == self.edit {
                     self.error = Some(message);
