@@ -198,7 +198,13 @@ async function main() {
       const coords = await page.$$eval(sel("heatmap"), (els) => els.map((e) => `${e.dataset.layer}.${e.dataset.head}`));
       assert(JSON.stringify(coords) === JSON.stringify(["0.0", "0.1", "1.0", "1.1"]), `heatmap coordinates ${coords}`);
       const badge = (await page.textContent(sel("backend-badge"))).toLowerCase();
-      assert(badge.includes("cpu"), `badge: ${badge}`);
+      assert(/cpu \(wasm\)|webgpu \(/.test(badge), `badge: ${badge}`);
+      // Auto timed one forward on each backend and says which won (SwiftShader here: the CPU path)
+      await page.waitForFunction(() => /Auto timed one forward/.test(document.querySelector('[data-testid="backend-badge"]').title), null, { timeout: TIMEOUT });
+      const why = await page.getAttribute(sel("backend-badge"), "title");
+      const [cpuMs, gpuMs] = [...why.matchAll(/([\d.]+) ms/g)].map((m) => Number(m[1]));
+      assert((await page.textContent(sel("backend"))).includes(gpuMs < cpuMs ? "WebGPU" : "CPU"), `Auto used the slower backend: ${why}`);
+      metrics.auto_race_ms = { cpu: cpuMs, webgpu: gpuMs };
       assert(/\d+(\.\d+)? ms/.test(badge), `badge shows no ms per forward: ${badge}`);
       await shot(page, "02-page");
       await shot(page, "03-tokens", `section:has(${sel("tokens")})`);
@@ -735,6 +741,13 @@ async function main() {
       assert(end <= warm * 1.2, `JS heap grew ${(100 * (end / warm - 1)).toFixed(1)}% (${warm} -> ${end})`);
       await p.context().close();
     });
+
+    // view suites kept in their own files: tests/e2e/views_*.mjs, each `export default async (h) => ...`
+    const h = { test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
+    for (const f of fs.readdirSync(here).filter((f) => /^views_.*\.mjs$/.test(f)).sort()) {
+      const suite = await import(path.join(here, f));
+      await suite.default(h);
+    }
 
     await test("measure: first load to interactive, keystroke to updated predictions, sizes", async () => {
       // first load (fresh context, nothing cached) to the first snapshot on screen
