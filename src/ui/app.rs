@@ -2,7 +2,7 @@
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
 use super::components::{
-    Ablation, AttentionGrid, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
+    Ablation, AttentionGrid, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
@@ -241,6 +241,27 @@ fn App() -> Html {
     };
     let on_export = state.snapshot.clone().map(|s| Callback::from(move |()| export_json(&s)));
     let on_pair = on(Action::SetPair);
+    let on_files = {
+        let (d, bridge) = (state.dispatcher(), bridge.clone());
+        Callback::from(move |(files, label): (Vec<crate::ui::model_files::PickedFile>, String)| {
+            d.dispatch(Action::LoadModel { label, path: None });
+            bridge.send(ToEngine::LoadFiles(files));
+        })
+    };
+    let on_url = {
+        let (d, bridge) = (state.dispatcher(), bridge.clone());
+        Callback::from(move |u: String| {
+            let folder = if u.ends_with('/') { u.clone() } else { format!("{u}/") };
+            // a same-origin folder is kept in the URL; another origin's is loaded once, as asked
+            let path = crate::ui::url::safe_model_path(&folder);
+            d.dispatch(Action::LoadModel { label: crate::ui::state::short_name(&folder).to_string(), path });
+            bridge.send(ToEngine::Load { base_url: absolute(&folder) });
+        })
+    };
+    let on_model_error = {
+        let d = state.dispatcher();
+        Callback::from(move |m: String| d.dispatch(Action::ModelError(m)))
+    };
     let on_mask = {
         let d = state.dispatcher();
         Callback::from(move |i: usize| d.dispatch(Action::ToggleMask(i)))
@@ -314,6 +335,7 @@ fn App() -> Html {
     };
     let error = match (&state.load, &state.error) {
         (Load::Failed(m), _) => Some(AttrValue::from(format!("The model could not be loaded: {m}"))),
+        _ if state.model_error.is_some() => state.model_error.clone().map(AttrValue::from),
         (_, Some(m)) => Some(AttrValue::from(m.clone())),
         _ => None,
     };
@@ -348,7 +370,10 @@ fn App() -> Html {
                 <Badge ms={snap.as_ref().map(|s| s.forward_ms)} device={snap.as_ref().map(|s| AttrValue::from(s.device.clone()))}
                     pref={state.device_pref} status={state.device.clone()} on_pref={on_device} on_export={on_export} />
             </header>
-            <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model.clone())} />
+            <div class="model-bar">
+                <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model_label.clone())} />
+                <ModelPicker pending={state.pending.clone()} {on_files} {on_url} on_error={on_model_error} />
+            </div>
             <ErrorBox message={error} />
             <nav class="tabs" role="tablist">
                 { tab(false, "Explain a sentence", "tab-explain") }

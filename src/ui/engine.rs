@@ -117,6 +117,21 @@ impl Worker {
                 // the model loaded before (if any) stays
                 Err(e) => FromEngine::LoadFailed(e),
             },
+            ToEngine::LoadFiles(picked) => {
+                let t0 = now_ms();
+                let made = super::model_files::model_files(picked)
+                    .and_then(|(files, bytes)| Bert::from_files(&files).map(|b| (b, bytes)).map_err(|e| e.to_string()));
+                match made {
+                    Ok((b, bytes)) => {
+                        let info = ModelInfo::of(&b);
+                        self.bert = Some(b);
+                        self.gpu.forget_model();
+                        FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
+                    }
+                    // the model loaded before stays
+                    Err(e) => FromEngine::LoadFailed(e),
+                }
+            }
             ToEngine::Explain(req) => {
                 // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
                 // two vocabularies may cut the text differently)

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum ToEngine {
     /// Fetch and load the model folder at this absolute URL (ending in `/`).
     Load { base_url: String },
+    /// Load a model from files the user picked (`Loaded`, or `LoadFailed` with the old model kept).
+    LoadFiles(Vec<super::model_files::PickedFile>),
     /// Run one forward and reply with a snapshot (or `Failed`).
     Explain(Request),
     /// Training in the page.

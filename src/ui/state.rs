@@ -22,6 +22,22 @@ pub enum Load {
     Failed(String),
 }
 
+/// A model the user asked for, on its way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pending {
+    pub label: String,
+    /// The folder to keep in the URL once it loads.
+    pub path: Option<String>,
+    pub loaded: u64,
+    pub total: u64,
+}
+
+/// `models/default/` -> `default`.
+pub fn short_name(model: &str) -> &str {
+    let m = model.trim_end_matches('/');
+    m.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(m)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct AppState {
     pub text: String,
@@ -32,9 +48,15 @@ pub struct AppState {
     pub heads_off: Vec<(usize, usize)>,
     /// The enlarged heatmap.
     pub selected: Option<(usize, usize)>,
-    /// The model folder (relative to the page).
+    /// The model folder (relative to the page), as kept in the URL.
     pub model: String,
+    /// What the page calls the loaded model (the folder's name, a URL, "your files").
+    pub model_label: String,
     pub load: Load,
+    /// A model the user asked for that is still loading, while the previous one keeps answering.
+    pub pending: Option<Pending>,
+    /// Why the model the user asked for could not be loaded (the previous one stays).
+    pub model_error: Option<String>,
     /// The latest snapshot received (None after an input error).
     pub snapshot: Option<Rc<Snapshot>>,
     /// A message about the current input (empty text, ...), shown in the error box.
@@ -65,6 +87,11 @@ pub enum Action {
     Select(Option<(usize, usize)>),
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
+    /// The user asked for another model: its label, and its folder when it can be kept in the URL
+    /// (a same-origin path; None for picked files or another origin's URL).
+    LoadModel { label: String, path: Option<String> },
+    /// The picked files are not a model (said before anything is sent to the worker).
+    ModelError(String),
     /// A message from the worker.
     Engine(FromEngine),
 }
@@ -78,7 +105,10 @@ impl AppState {
             heads_off: url.heads_off.clone(),
             selected: url.selected,
             model: url.model.clone().unwrap_or_else(|| "models/default/".to_string()),
+            model_label: short_name(url.model.as_deref().unwrap_or("models/default/")).to_string(),
             load: Load::Fetching { loaded: 0, total: 0 },
+            pending: None,
+            model_error: None,
             snapshot: None,
             error: None,
             edit: 1,
@@ -123,6 +153,7 @@ impl AppState {
             Action::SetText(t) => {
                 if t != self.text {
                     self.text = t;
+                    self.model_error = None; // said once; typing moves on
                     self.masked.clear(); // positions refer to the old tokens
                     self.edit += 1;
                 }
@@ -159,6 +190,14 @@ impl AppState {
                 self.edit += 1;
             }
             Action::Select(s) => self.selected = s,
+            Action::LoadModel { label, path } => {
+                self.pending = Some(Pending { label, path, loaded: 0, total: 0 });
+                self.model_error = None;
+            }
+            Action::ModelError(m) => {
+                self.pending = None;
+                self.model_error = Some(m);
+            }
             Action::SetDevice(d) => {
                 if d != self.device_pref {
                     self.device_pref = d;
@@ -172,7 +211,9 @@ impl AppState {
     fn on_engine(&mut self, msg: FromEngine) {
         match msg {
             FromEngine::Progress { loaded, total } => {
-                if !self.ready() {
+                if let Some(p) = &mut self.pending {
+                    (p.loaded, p.total) = (loaded, total);
+                } else if !self.ready() {
                     self.load = Load::Fetching { loaded, total };
                 }
             }
@@ -182,9 +223,25 @@ impl AppState {
                 if self.selected.is_some_and(|(l, h)| l >= info.layers || h >= info.heads) {
                     self.selected = None;
                 }
+                let replaced = self.ready();
                 self.load = Load::Ready { info, bytes, ms };
+                if let Some(p) = self.pending.take() {
+                    self.model = p.path.unwrap_or_else(|| "models/default/".to_string());
+                    self.model_label = p.label;
+                }
+                self.model_error = None;
+                if replaced {
+                    // another model: other tokens, so ask again with no clicked masks
+                    self.masked.clear();
+                    self.compare = None;
+                    self.edit += 1;
+                }
             }
-            FromEngine::LoadFailed(m) => self.load = Load::Failed(m),
+            FromEngine::LoadFailed(m) => match self.pending.take() {
+                // the model the user asked for failed: the one loaded before keeps answering
+                Some(p) if self.ready() => self.model_error = Some(format!("\"{}\" could not be loaded; the model \"{}\" stays. {m}", p.label, self.model_label)),
+                _ => self.load = Load::Failed(m),
+            },
             FromEngine::ModelChanged { info, trained } => {
                 if let Load::Ready { bytes, ms, .. } = self.load {
                     self.heads_off.retain(|&(l, h)| l < info.layers && h < info.heads);
@@ -380,6 +437,36 @@ mod tests {
         assert!(s.compare.is_none(), "no comparison with the loaded model itself");
         s.apply(Action::Engine(FromEngine::LoadFailed("bad".into())));
         assert_eq!(s.load, Load::Failed("bad".into()));
+    }
+
+    #[test]
+    fn a_model_the_user_loads_replaces_the_old_one_only_when_it_loads() {
+        let mut s = AppState::from_url(&UrlState::parse("?text=a+b&mask=1"));
+        assert_eq!(s.model_label, "default");
+        let info = ModelInfo { layers: 2, heads: 2, ..Default::default() };
+        s.apply(Action::Engine(FromEngine::Loaded { info: info.clone(), bytes: 10, ms: 1.0 }));
+        let e = s.edit;
+        // a bad one: said, and the old model stays (no new request, nothing cleared)
+        s.apply(Action::LoadModel { label: "mine (your files)".into(), path: None });
+        s.apply(Action::Engine(FromEngine::Progress { loaded: 5, total: 9 }));
+        assert_eq!(s.pending.as_ref().map(|p| (p.loaded, p.total)), Some((5, 9)));
+        assert!(matches!(s.load, Load::Ready { bytes: 10, .. }), "progress of another model leaves the old one shown");
+        s.apply(Action::Engine(FromEngine::LoadFailed("model.safetensors: truncated".into())));
+        let m = s.model_error.clone().unwrap();
+        assert!(m.contains("mine (your files)") && m.contains("\"default\" stays") && m.contains("truncated"), "{m}");
+        assert!(s.ready() && s.pending.is_none() && s.edit == e && s.masked == [1]);
+        s.apply(Action::SetText("a c".into()));
+        assert!(s.model_error.is_none(), "typing moves on");
+        // a good one from a same-origin folder: kept in the URL, and the input is asked again
+        s.apply(Action::LoadModel { label: "tiny".into(), path: Some("models/tiny/".into()) });
+        s.apply(Action::ToggleMask(2));
+        let e = s.edit;
+        s.apply(Action::Engine(FromEngine::Loaded { info, bytes: 20, ms: 1.0 }));
+        assert_eq!((s.model.as_str(), s.model_label.as_str(), s.edit), ("models/tiny/", "tiny", e + 1));
+        assert!(s.masked.is_empty() && s.pending.is_none());
+        assert_eq!(s.to_url().model.as_deref(), Some("models/tiny/"));
+        s.apply(Action::ModelError("not a model".into()));
+        assert_eq!(s.model_error.as_deref(), Some("not a model"));
     }
 
     #[test]

@@ -1,9 +1,13 @@
 // A static file server for dist/ on 127.0.0.1 (a free port), for the e2e suite. Besides the files it
-// serves a broken model at /models/broken/ (a truncated checkpoint) and can stream the default
+// serves a broken model at /models/broken/ (a truncated checkpoint), the base bert-tiny
+// (www/models/bert-tiny-base/) at /models/base/ for loading another model, and can stream the default
 // model's weights slowly, so the progress bar can be seen moving.
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const BASE_MODEL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "www", "models", "bert-tiny-base");
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -44,6 +48,11 @@ export async function serve(root) {
     if (rel.startsWith("/models/broken/")) {
       const make = broken[rel.slice("/models/broken/".length)];
       return make ? send(200, make(), "application/octet-stream") : send(404, Buffer.from("not found"), "text/plain");
+    }
+    if (rel.startsWith("/models/base/")) {
+      const name = path.basename(rel);
+      const f = path.join(BASE_MODEL, name);
+      return fs.existsSync(f) && name ? send(200, fs.readFileSync(f), TYPES[path.extname(f)] || "application/octet-stream") : send(404, Buffer.from("not found"), "text/plain");
     }
     let file = path.join(root, path.normalize(rel));
     if (!file.startsWith(root)) return send(403, Buffer.from("forbidden"), "text/plain");

@@ -6,6 +6,7 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub load: Load,
+    /// What the page calls the model (`default`, a folder's name, "your files").
     pub model: AttrValue,
 }
 
@@ -13,14 +14,9 @@ fn mb(b: u64) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
 
-/// `models/default/` -> `default`.
-fn short(model: &str) -> &str {
-    model.trim_end_matches('/').rsplit('/').next().unwrap_or(model)
-}
-
 #[component]
 pub fn LoadProgress(p: &Props) -> Html {
-    let name = short(&p.model);
+    let name = p.model.as_str();
     match &p.load {
         Load::Fetching { loaded, total } => {
             let of = if *total > 0 { format!("{} / {}", mb(*loaded), mb(*total)) } else { mb(*loaded) };
