@@ -107,7 +107,7 @@ export default async (h) => {
     const hot = await page.$$eval(`${sel("head-lines")} line[data-from="2"]`, (els) => els.map((e) => e.getAttribute("stroke")));
     assert(hot.length === n && hot.every((s) => s === "#d55e00"), `the focused token's lines are highlighted: ${hot.slice(0, 3)}`);
     const readout = await page.textContent(`${sel("head-lines")} ${sel("lines-readout")}`);
-    assert(readout.includes('query 2 "sat"'), `readout: ${readout}`);
+    assert(readout.includes('query 2 "cat"'), `readout: ${readout}`);
     await shot(page, "attn-lines", sel("head-lines"));
     // and by keyboard: focus a key token
     await page.mouse.move(0, 0);
