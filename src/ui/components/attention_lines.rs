@@ -1,5 +1,5 @@
 //! An attention matrix as lines (bertviz's head view): the tokens twice, queries on the left and
-//! keys on the right, one line from each query to each key, its opacity and width the weight.
+//! keys on the right, one line from each query to each key, opacity √weight and width ∝ weight.
 //! Hovering or focusing a token highlights its lines and writes their weights beside the other
 //! column; the line of a cell selected elsewhere (`highlight`) is drawn on top.
 
@@ -62,16 +62,23 @@ pub fn AttentionLines(p: &Props) -> Html {
         Some(Focus::Key(k)) => k == j,
         None => false,
     };
+    let focus_max = match focused {
+        Some(Focus::Query(q)) => (0..n).map(|j| weight_of(q, j)).fold(0.0f32, f32::max),
+        Some(Focus::Key(k)) => (0..n).map(|i| weight_of(i, k)).fold(0.0f32, f32::max),
+        None => 1.0,
+    }
+    .max(1e-6);
     let line = |(i, j): (usize, usize)| {
         let w = weight_of(i, j);
         let mine = is_mine(i, j);
         if !all && !mine && w < MIN_DRAWN {
             return None;
         }
+        // opacity √w keeps weights of ~0.1 visible; the focused token's lines relative to its largest
         let (stroke, opacity) = match (focused, mine) {
-            (None, _) => (BLUE, w),
-            (Some(_), true) => (HOT, w.max(0.04)),
-            (Some(_), false) => (BLUE, w * 0.12),
+            (None, _) => (BLUE, w.sqrt()),
+            (Some(_), true) => (HOT, 0.15 + 0.85 * w / focus_max),
+            (Some(_), false) => (BLUE, w.sqrt() * 0.1),
         };
         let sel = p.highlight == Some((i, j));
         Some(html! {
@@ -131,7 +138,7 @@ pub fn AttentionLines(p: &Props) -> Html {
             let total: f32 = (0..n).map(|i| weight_of(i, k)).sum();
             format!("key {k} \"{}\" receives {:.4} in total over the {n} queries (mean {:.4})", p.tokens[k], total, total / n.max(1) as f32)
         }
-        None => "Hover or focus (Tab) a token to highlight its lines and read their weights.".to_string(),
+        None => "Hover or focus (Tab) a token to highlight its lines and read their weights. Line opacity √weight, width ∝ weight.".to_string(),
     };
     html! {
         <figure class="lines-view">
