@@ -1,9 +1,11 @@
 //! What the explainer shows, as pure functions of a loaded model and an input: the snapshot of one
 //! forward pass, and the colour scale its heatmaps use. No browser code here (tested natively).
 
+pub mod attention_views;
 pub mod chart;
 pub mod colormap;
 pub mod filmstrip;
+pub mod heatmap_svg;
 pub mod snapshot;
 pub mod training;
 

@@ -2,7 +2,7 @@
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
 use super::components::{
-    Ablation, AttentionGrid, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
+    Ablation, AttentionPanel, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
@@ -455,7 +455,7 @@ fn App() -> Html {
                 <h2>{ "4. Attention, every layer × head" }</h2>
                 <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
                 { match &snap {
-                    Some(s) => html! { <AttentionGrid snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
+                    Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
                     None => placeholder("Heatmaps"),
                 } }
             </section>

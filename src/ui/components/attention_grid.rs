@@ -9,6 +9,9 @@ pub struct Props {
     pub snapshot: SnapRef,
     pub selected: Option<(usize, usize)>,
     pub on_select: Callback<Option<(usize, usize)>>,
+    /// The legend's note (e.g. that [CLS]/[SEP] were dropped and rows renormalised).
+    #[prop_or_default]
+    pub note: Option<AttrValue>,
 }
 
 #[component]
@@ -33,11 +36,11 @@ pub fn AttentionGrid(p: &Props) -> Html {
         html! { <div class="grid-row"><span class="row-label">{ format!("layer {l}") }</span>{ for cells }</div> }
     });
     let detail = p.selected.filter(|&(l, h)| l < s.layers && h < s.heads).map(|(l, h)| {
-        html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} /> }
+        html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} note={p.note.clone()} /> }
     });
     html! {
         <div class="attention">
-            <Legend {max} />
+            <Legend {max} note={p.note.clone()} />
             <div class="attention-grid" data-testid="attention-grid" data-layers={s.layers.to_string()} data-heads={s.heads.to_string()}>
                 { for rows }
             </div>

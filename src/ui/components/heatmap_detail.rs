@@ -2,8 +2,11 @@
 //! across the top; hovering (or moving with the arrow keys) shows the exact value of a cell and the
 //! formula it comes from.
 
+use super::export::ExportButtons;
 use super::heatmap::use_head_canvas;
+use super::matrix_view::Mat;
 use super::{fmt_prob, show_token, SnapRef};
+use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -18,6 +21,9 @@ pub struct Props {
     pub head: usize,
     pub off: bool,
     pub on_close: Callback<()>,
+    /// The legend's note written into exported pictures.
+    #[prop_or_default]
+    pub note: Option<AttrValue>,
 }
 
 #[component]
@@ -89,6 +95,10 @@ pub fn HeatmapDetail(p: &Props) -> Html {
     };
 
     let values = s.head(p.layer, p.head);
+    let export = use_memo((p.snapshot.clone(), p.layer, p.head), |(s, l, h)| {
+        (Rc::new(s.tokens.iter().map(|t| show_token(&t.text)).collect::<Vec<_>>()), Mat::new(s.head(*l, *h).to_vec()))
+    });
+    let (export_tokens, export_values) = (*export).clone();
     let tok = |i: usize| s.tokens.get(i).map(|t| show_token(&t.text)).unwrap_or_default();
     let at = (*cell_at).filter(|&(r, c)| r < n && c < n);
     let readout = match at {
@@ -130,7 +140,13 @@ pub fn HeatmapDetail(p: &Props) -> Html {
         <section ref={section} class="detail" data-testid="heatmap-detail" data-layer={p.layer.to_string()} data-head={p.head.to_string()}>
             <header>
                 <h3>{ format!("Layer {} · head {}{}", p.layer, p.head, if p.off { " (switched off: its output is multiplied by 0)" } else { "" }) }</h3>
-                <button class="close" onclick={close} aria-label="close the enlarged heatmap">{ "×" }</button>
+                <span class="detail-actions">
+                    <ExportButtons title={format!("bertscope attention, layer {} · head {}", p.layer, p.head)}
+                        file={format!("bertscope-attention-L{}-H{}", p.layer, p.head)}
+                        note={p.note.clone().unwrap_or_else(|| AttrValue::from("attention probability, 0 to 1; each row sums to 1"))}
+                        tokens={export_tokens} values={export_values} />
+                    <button class="close" onclick={close} aria-label="close the enlarged heatmap">{ "×" }</button>
+                </span>
             </header>
             <p class="axes">{ "Rows: the token that looks (query). Columns: the token it looks at (key)." }</p>
             <div class="matrix">

@@ -8,6 +8,9 @@ use yew::prelude::*;
 pub struct Props {
     /// The largest probability in view.
     pub max: f32,
+    /// Replaces "each row sums to 1" (e.g. to say rows were renormalised).
+    #[prop_or_default]
+    pub note: Option<AttrValue>,
 }
 
 #[component]
@@ -25,7 +28,9 @@ pub fn Legend(p: &Props) -> Html {
                 </div>
                 <div class="ticks">{ for ticks }</div>
             </div>
-            <span class="legend-note">{ format!("largest here {max:.3}; each row sums to 1") }</span>
+            <span class="legend-note" data-testid="legend-note">
+                { format!("largest here {max:.3}; {}", p.note.as_deref().unwrap_or("each row sums to 1")) }
+            </span>
         </div>
     }
 }

@@ -2,13 +2,19 @@
 
 mod ablation;
 mod attention_grid;
+mod attention_lines;
+mod attention_panel;
+mod attention_rollout;
 mod badge;
 mod compare;
 mod error_box;
+mod export;
 mod heatmap;
 mod heatmap_detail;
+mod head_average;
 mod layers;
 mod legend;
+mod matrix_view;
 mod model_picker;
 mod predictions;
 mod progress;
@@ -22,6 +28,7 @@ mod train_panel;
 
 pub use ablation::Ablation;
 pub use attention_grid::AttentionGrid;
+pub use attention_panel::AttentionPanel;
 pub use badge::Badge;
 pub use compare::BeforePredictions;
 pub use error_box::ErrorBox;
