@@ -3,7 +3,9 @@
 
 pub mod chart;
 pub mod colormap;
+pub mod ffn_detail;
 pub mod filmstrip;
+pub mod head_detail;
 pub mod snapshot;
 pub mod training;
 
