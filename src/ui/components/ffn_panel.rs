@@ -152,9 +152,9 @@ fn ActivationChart(p: &ChartProps) -> Html {
                 <path d={dots} class="dots" />
                 <path d={curve} class="curve" />
                 { for ring }
-                <text x={pad.to_string()} y={(h - 6.0).to_string()} class="tick">{ format!("{x0:.2}") }</text>
-                <text x={(w - pad).to_string()} y={(h - 6.0).to_string()} class="tick end">{ format!("{x1:.2}") }</text>
-                <text x="4" y="14" class="tick">{ format!("{} ≤ {y1:.2}", d.activation) }</text>
+                <text x={pad.to_string()} y={(h - 6.0).to_string()} class="svg-tick">{ format!("{x0:.2}") }</text>
+                <text x={(w - pad).to_string()} y={(h - 6.0).to_string()} class="svg-tick end">{ format!("{x1:.2}") }</text>
+                <text x="4" y="14" class="svg-tick">{ format!("{} ≤ {y1:.2}", d.activation) }</text>
             </svg>
             <figcaption>{ format!("{}: each dot one of the {} units for this token; {:.0}% are nearly switched off (|act| < 1% of the largest)", d.activation, d.ffn_pre.len(), 100.0 * d.quiet_share()) }</figcaption>
         </figure>

@@ -36,15 +36,15 @@ fn chart(title: &str, series: &[Vec<f32>], (lo, hi): (f32, f32), bold: usize, to
     });
     let labels = (0..n).map(|i| {
         let l = if i == 0 { "emb".to_string() } else { format!("L{}", i - 1) };
-        html! { <text x={format!("{:.1}", x(i))} y={(H - 8.0).to_string()} class="tick mid">{ l }</text> }
+        html! { <text x={format!("{:.1}", x(i))} y={(H - 8.0).to_string()} class="svg-tick mid">{ l }</text> }
     });
     html! {
         <figure class="traj-chart">
             <figcaption>{ title }</figcaption>
             <svg viewBox={format!("0 0 {W} {H}")} width={W.to_string()} height={H.to_string()} role="img" aria-label={title.to_string()}>
                 <line x1={PAD.to_string()} x2={(W - PAD).to_string()} y1={(H - PAD).to_string()} y2={(H - PAD).to_string()} class="axis" />
-                <text x="2" y={format!("{:.1}", y(hi) + 4.0)} class="tick">{ fmt(hi) }</text>
-                <text x="2" y={format!("{:.1}", y(lo) + 4.0)} class="tick">{ fmt(lo) }</text>
+                <text x="2" y={format!("{:.1}", y(hi) + 4.0)} class="svg-tick">{ fmt(hi) }</text>
+                <text x="2" y={format!("{:.1}", y(lo) + 4.0)} class="svg-tick">{ fmt(lo) }</text>
                 { for others }
                 { for chosen }
                 { for labels }
