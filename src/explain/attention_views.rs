@@ -76,6 +76,9 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
         truncated: s.truncated,
         forward_ms: s.forward_ms,
         device: s.device.clone(),
+        // the step-by-step details index the full sequence: not carried into this view
+        head_detail: None,
+        ffn_detail: None,
     }
 }
 

@@ -4,8 +4,10 @@
 pub mod attention_views;
 pub mod chart;
 pub mod colormap;
+pub mod ffn_detail;
 pub mod filmstrip;
 pub mod heatmap_svg;
+pub mod head_detail;
 pub mod snapshot;
 pub mod training;
 

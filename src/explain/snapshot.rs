@@ -10,6 +10,8 @@ use crate::error::{BertError, Result};
 use crate::infer::{batch_of, top_k};
 use crate::tokenize::Encoded;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use super::ffn_detail::{ffn_detail, FfnDetail};
+use super::head_detail::{head_detail, HeadDetail};
 use ndarray::{Array2, Axis};
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +33,10 @@ pub struct Request {
     /// positions past the end are ignored.
     pub masked: Vec<usize>,
     pub top_k: usize,
+    /// The (layer, head) whose steps the page shows ("one head, step by step"); only it is sent.
+    pub head_focus: (usize, usize),
+    /// The (layer, token) whose FFN half the page shows.
+    pub ffn_focus: (usize, usize),
 }
 
 /// A loaded model, as the page describes it.
@@ -134,6 +140,10 @@ pub struct Snapshot {
     /// What ran the forward, for the badge ("CPU (wasm)", "WebGPU (adapter)"; filled in by the
     /// caller; empty here).
     pub device: String,
+    /// The focused head, step by step (`Request::head_focus`).
+    pub head_detail: Option<HeadDetail>,
+    /// The focused token's FFN half of the focused layer (`Request::ffn_focus`).
+    pub ffn_detail: Option<FfnDetail>,
 }
 
 impl Snapshot {
@@ -162,9 +172,14 @@ pub const NO_TOKENS: &str =
 
 /// Runs the model on `req` (CPU path) and keeps what the page shows.
 pub fn build(bert: &Bert, req: &Request) -> Result<Snapshot> {
+    build_with_trace(bert, req).map(|(s, _)| s)
+}
+
+/// `build`, also returning the forward's trace (for tests that check the views against it).
+pub fn build_with_trace(bert: &Bert, req: &Request) -> Result<(Snapshot, ForwardTrace<f32>)> {
     let prep = prepare(bert, req)?;
     let trace = forward(&bert.params, &bert.cfg, &prep.batch, &prep.opts)?;
-    Ok(finish(bert, req, prep, &trace))
+    Ok((finish(bert, req, prep, &trace), trace))
 }
 
 /// A request made ready for a forward pass: the batch and options to run (on either backend), and
@@ -286,6 +301,8 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         truncated: enc.truncated,
         forward_ms: 0.0,
         device: String::new(),
+        head_detail: Some(head_detail(bert, trace, req.head_focus.0, req.head_focus.1)),
+        ffn_detail: Some(ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
     }
 }
 

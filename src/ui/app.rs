@@ -1,6 +1,7 @@
 //! The page: state in a reducer (`state.rs`), the engine in a Web Worker (`engine.rs`) reached
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
+use super::components::{FfnPanel, HeadSteps, LayerTrajectory};
 use super::components::{
     Ablation, AttentionPanel, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
@@ -275,6 +276,14 @@ fn App() -> Html {
         Callback::from(move |s: Option<(usize, usize)>| d.dispatch(Action::Select(s)))
     };
 
+    let on_head_focus = {
+        let d = state.dispatcher();
+        Callback::from(move |(l, h): (usize, usize)| d.dispatch(Action::FocusHead(l, h)))
+    };
+    let on_ffn_focus = {
+        let d = state.dispatcher();
+        Callback::from(move |(l, t): (usize, usize)| d.dispatch(Action::FocusFfn(l, t)))
+    };
     let on_train_action = {
         let d = train.dispatcher();
         Callback::from(move |a: TrainAction| d.dispatch(a))
@@ -461,7 +470,26 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "5. Layer by layer" }</h2>
+                <h2>{ "5. One head, step by step" }</h2>
+                <p class="hint">{ "The head picked here (or enlarged above), from the token vectors X to its share of the layer's output. Click a cell (or focus a matrix and use the arrow keys) for its formula with the numbers." }</p>
+                { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
+            </section>
+
+            <section class="card">
+                <h2>{ "6. FFN, residual + LayerNorm" }</h2>
+                <p class="hint">{ "The second half of a layer for one token: add the attention output to the input (residual), LayerNorm, the feed-forward network (expand, GELU, project back), add again, LayerNorm." }</p>
+                { match &snap {
+                    Some(s) => html! { <>
+                        <FfnPanel snapshot={s.clone()} on_focus={on_ffn_focus} />
+                        <h3>{ "Each token's vector, layer by layer" }</h3>
+                        <LayerTrajectory snapshot={s.clone()} token={s.ffn_detail.as_ref().map_or(0, |d| d.token)} />
+                    </> },
+                    None => placeholder("FFN detail"),
+                } }
+            </section>
+
+            <section class="card">
+                <h2>{ "7. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
             </section>
 

@@ -48,6 +48,10 @@ pub struct AppState {
     pub heads_off: Vec<(usize, usize)>,
     /// The enlarged heatmap.
     pub selected: Option<(usize, usize)>,
+    /// The (layer, head) shown step by step, and the (layer, token) of the FFN view: the worker
+    /// sends only their details.
+    pub head_focus: (usize, usize),
+    pub ffn_focus: (usize, usize),
     /// The model folder (relative to the page), as kept in the URL.
     pub model: String,
     /// What the page calls the loaded model (the folder's name, a URL, "your files").
@@ -83,8 +87,12 @@ pub enum Action {
     ToggleMask(usize),
     /// Switch a head on or off.
     ToggleHead(usize, usize),
-    /// Enlarge a heatmap (None closes the enlarged view).
+    /// Enlarge a heatmap (None closes the enlarged view); an enlarged head is also shown step by step.
     Select(Option<(usize, usize)>),
+    /// Show this (layer, head) step by step.
+    FocusHead(usize, usize),
+    /// Show the FFN half of this (layer, token).
+    FocusFfn(usize, usize),
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
     /// The user asked for another model: its label, and its folder when it can be kept in the URL
@@ -104,6 +112,8 @@ impl AppState {
             masked: url.masked.clone(),
             heads_off: url.heads_off.clone(),
             selected: url.selected,
+            head_focus: url.selected.unwrap_or((0, 0)),
+            ffn_focus: (0, 0),
             model: url.model.clone().unwrap_or_else(|| "models/default/".to_string()),
             model_label: short_name(url.model.as_deref().unwrap_or("models/default/")).to_string(),
             load: Load::Fetching { loaded: 0, total: 0 },
@@ -145,6 +155,8 @@ impl AppState {
             heads_off: self.heads_off.clone(),
             masked: self.masked.clone(),
             top_k: TOP_K,
+            head_focus: self.head_focus,
+            ffn_focus: self.ffn_focus,
         }
     }
 
@@ -189,7 +201,6 @@ impl AppState {
                 }
                 self.edit += 1;
             }
-            Action::Select(s) => self.selected = s,
             Action::LoadModel { label, path } => {
                 self.pending = Some(Pending { label, path, loaded: 0, total: 0 });
                 self.model_error = None;
@@ -198,6 +209,24 @@ impl AppState {
                 self.pending = None;
                 self.model_error = Some(m);
             }
+            Action::Select(s) => {
+                self.selected = s;
+                if let Some((l, h)) = s {
+                    self.apply(Action::FocusHead(l, h));
+                }
+            }
+            Action::FocusHead(l, h) => {
+                if (l, h) != self.head_focus {
+                    self.head_focus = (l, h);
+                    self.edit += 1;
+                }
+            }
+            Action::FocusFfn(l, t) => {
+                if (l, t) != self.ffn_focus {
+                    self.ffn_focus = (l, t);
+                    self.edit += 1;
+                }
+            }
             Action::SetDevice(d) => {
                 if d != self.device_pref {
                     self.device_pref = d;
@@ -205,6 +234,17 @@ impl AppState {
                 }
             }
             Action::Engine(msg) => self.on_engine(msg),
+        }
+    }
+
+    /// The focused head and layer within a (new) model.
+    fn clamp_focus(&mut self, info: &ModelInfo) {
+        let (l, h) = self.head_focus;
+        if l >= info.layers || h >= info.heads {
+            self.head_focus = (0, 0);
+        }
+        if self.ffn_focus.0 >= info.layers {
+            self.ffn_focus.0 = 0;
         }
     }
 
@@ -224,6 +264,7 @@ impl AppState {
                     self.selected = None;
                 }
                 let replaced = self.ready();
+                self.clamp_focus(&info);
                 self.load = Load::Ready { info, bytes, ms };
                 if let Some(p) = self.pending.take() {
                     self.model = p.path.unwrap_or_else(|| "models/default/".to_string());
@@ -248,6 +289,7 @@ impl AppState {
                     if self.selected.is_some_and(|(l, h)| l >= info.layers || h >= info.heads) {
                         self.selected = None;
                     }
+                    self.clamp_focus(&info);
                     self.load = Load::Ready { info, bytes, ms };
                     self.trained = trained;
                     self.compare = None;
@@ -393,6 +435,8 @@ mod tests {
             truncated: false,
             forward_ms: 1.0,
             device: String::new(),
+            head_detail: None,
+            ffn_detail: None,
         })
     }
 
@@ -422,9 +466,9 @@ mod tests {
         assert_eq!(s.error, None);
         s.apply(Action::Engine(FromEngine::Snapshot(snap(1))));
         assert_eq!(s.snapshot.as_ref().unwrap().seq, s.edit, "an older snapshot does not replace a newer one");
-        let e = s.edit;
         let small = ModelInfo { layers: 1, heads: 1, ..Default::default() };
         s.apply(Action::Select(Some((1, 1))));
+        let e = s.edit;
         s.apply(Action::Engine(FromEngine::ModelChanged { info: small.clone(), trained: true }));
         assert_eq!((s.edit, s.trained, s.selected), (e + 1, true, None), "another model: a new request");
         assert!(matches!(&s.load, Load::Ready { info, .. } if *info == small));
@@ -467,6 +511,22 @@ mod tests {
         assert_eq!(s.to_url().model.as_deref(), Some("models/tiny/"));
         s.apply(Action::ModelError("not a model".into()));
         assert_eq!(s.model_error.as_deref(), Some("not a model"));
+    }
+
+    #[test]
+    fn focus_changes_ask_again_and_an_enlarged_head_is_focused() {
+        let mut s = AppState::from_url(&UrlState::parse("?text=hi"));
+        let e = s.edit;
+        s.apply(Action::FocusHead(0, 0));
+        assert_eq!(s.edit, e, "same focus, no request");
+        s.apply(Action::Select(Some((1, 1))));
+        assert_eq!((s.head_focus, s.edit, s.request().head_focus), ((1, 1), e + 1, (1, 1)));
+        s.apply(Action::Select(None));
+        assert_eq!(s.head_focus, (1, 1), "closing the enlarged view keeps the focus");
+        s.apply(Action::FocusFfn(1, 4));
+        assert_eq!((s.request().ffn_focus, s.edit), ((1, 4), e + 2));
+        s.apply(Action::Engine(FromEngine::Loaded { info: ModelInfo { layers: 1, heads: 1, ..Default::default() }, bytes: 0, ms: 0.0 }));
+        assert_eq!((s.head_focus, s.ffn_focus), ((0, 0), (0, 4)));
     }
 
     #[test]
