@@ -43,4 +43,5 @@ if [ ! -f www/models/default/model.safetensors ]; then
 fi
 
 trunk build --release --offline
+node scripts/sw_manifest.mjs dist
 echo "page built: dist/ ($(du -sh dist | cut -f1) with the model)"

@@ -367,7 +367,7 @@ fn App() -> Html {
     });
 
     html! {
-        <div class="app" id="app">
+        <div class={classes!("app", state.presenter.then_some("presenter"))} id="app">
             // for scripts (the e2e suite): the latest edit, the latest one shown, model ready; kept
             // off the root so a keystroke does not restyle the whole page
             <span id="status" hidden=true data-edit={state.edit.to_string()} data-shown={state.shown.to_string()} data-ready={state.ready().to_string()} />
@@ -388,6 +388,10 @@ fn App() -> Html {
                 { tab(false, "Explain a sentence", "tab-explain") }
                 { tab(true, "Train a BERT", "tab-train") }
                 { if state.trained { html! { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained in this page." }</span> } } else { html! {} } }
+                <button class="presenter-toggle" data-testid="presenter" aria-pressed={state.presenter.to_string()}
+                    title="Everything larger, for a projector (kept in the link as ?present=1)"
+                    onclick={{ let (d, on) = (state.dispatcher(), !state.presenter); Callback::from(move |_: MouseEvent| d.dispatch(Action::SetPresenter(on))) }}>
+                    { if state.presenter { "Presenter mode: on" } else { "Presenter mode" } }</button>
                 <button class="tour-start" data-testid="tour-start" onclick={{ let d = tour.dispatcher(); Callback::from(move |_: MouseEvent| d.dispatch(TourKey("open"))) }}>
                     { "Guided tour" }</button>
             </nav>

@@ -77,6 +77,8 @@ pub struct AppState {
     /// The backend the user chose (`?device=`), and what the worker reports about it.
     pub device_pref: DevicePref,
     pub device: Option<DeviceStatus>,
+    /// Presenter mode: everything larger, for a projector (`?present=1`).
+    pub presenter: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +102,7 @@ pub enum Action {
     LoadModel { label: String, path: Option<String> },
     /// The picked files are not a model (said before anything is sent to the worker).
     ModelError(String),
+    SetPresenter(bool),
     /// A message from the worker.
     Engine(FromEngine),
 }
@@ -127,6 +130,7 @@ impl AppState {
             compare: None,
             device_pref: url.device.unwrap_or_default(),
             device: None,
+            presenter: url.present,
         }
     }
 
@@ -139,6 +143,7 @@ impl AppState {
             selected: self.selected,
             model: (self.model != "models/default/").then(|| self.model.clone()),
             device: (self.device_pref != DevicePref::Auto).then_some(self.device_pref),
+            present: self.presenter,
         }
     }
 
@@ -205,6 +210,7 @@ impl AppState {
                 self.pending = Some(Pending { label, path, loaded: 0, total: 0 });
                 self.model_error = None;
             }
+            Action::SetPresenter(on) => self.presenter = on,
             Action::ModelError(m) => {
                 self.pending = None;
                 self.model_error = Some(m);
@@ -533,7 +539,10 @@ mod tests {
     fn url_round_trip() {
         let mut s = AppState::from_url(&UrlState::parse("?text=hi&pair=there&model=models/x"));
         s.apply(Action::Select(Some((1, 0))));
+        s.apply(Action::SetPresenter(true));
         let back = AppState::from_url(&UrlState::parse(&s.to_url().to_query()));
-        assert_eq!((back.text, back.pair, back.selected, back.model), (s.text, s.pair, s.selected, s.model));
+        assert_eq!((back.text, back.pair, back.selected, back.model, back.presenter), (s.text.clone(), s.pair.clone(), s.selected, s.model.clone(), true));
+        s.apply(Action::SetPresenter(false));
+        assert!(!s.to_url().to_query().contains("present"));
     }
 }

@@ -19,6 +19,8 @@ pub struct UrlState {
     pub model: Option<String>,
     /// `device=cpu|webgpu|auto`; None = auto.
     pub device: Option<DevicePref>,
+    /// `present=1`: presenter mode (everything larger, for a projector).
+    pub present: bool,
 }
 
 /// Decodes `%XX` and `+` (a space) of one query component; invalid escapes are kept as they are,
@@ -96,6 +98,7 @@ impl UrlState {
                 "head" => st.selected = pairs(&v).first().copied(),
                 "model" => st.model = safe_model_path(&v),
                 "device" => st.device = DevicePref::from_key(&v),
+                "present" => st.present = v != "0",
                 _ => {}
             }
         }
@@ -128,6 +131,9 @@ impl UrlState {
         if let Some(d) = self.device {
             parts.push(format!("device={}", d.key()));
         }
+        if self.present {
+            parts.push("present=1".into());
+        }
         if parts.is_empty() {
             String::new()
         } else {
@@ -150,6 +156,7 @@ mod tests {
             selected: Some((1, 1)),
             model: Some("models/other/".into()),
             device: Some(DevicePref::Gpu),
+            present: true,
         };
         let q = st.to_query();
         assert!(q.starts_with("?text=the%20cat%20%26"), "{q}");

@@ -743,7 +743,7 @@ async function main() {
     });
 
     // view suites kept in their own files: tests/e2e/views_*.mjs, each `export default async (h) => ...`
-    const h = { test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
+    const h = { DIST, test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
     for (const f of fs.readdirSync(here).filter((f) => /^views_.*\.mjs$/.test(f)).sort()) {
       const suite = await import(path.join(here, f));
       await suite.default(h);
