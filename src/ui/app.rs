@@ -1,7 +1,7 @@
 //! The page: state in a reducer (`state.rs`), the engine in a Web Worker (`engine.rs`) reached
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
-use super::components::{FfnPanel, HeadSteps, LayerTrajectory};
+use super::components::{FfnPanel, Fold, HeadSteps, LayerTrajectory};
 use super::components::{
     Ablation, AttentionPanel, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
@@ -476,12 +476,15 @@ fn App() -> Html {
             <section class="card">
                 <h2>{ "5. One head, step by step" }</h2>
                 <p class="hint">{ "The head picked here (or enlarged above), from the token vectors X to its share of the layer's output. Click a cell (or focus a matrix and use the arrow keys) for its formula with the numbers." }</p>
-                { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
+                <Fold label="Show Q, K, V, the scores, softmax and the output, step by step" testid="fold-head-steps">
+                    { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
+                </Fold>
             </section>
 
             <section class="card">
                 <h2>{ "6. FFN, residual + LayerNorm" }</h2>
                 <p class="hint">{ "The second half of a layer for one token: add the attention output to the input (residual), LayerNorm, the feed-forward network (expand, GELU, project back), add again, LayerNorm." }</p>
+                <Fold label="Show the residual, LayerNorm, FFN and GELU for one token" testid="fold-ffn">
                 { match &snap {
                     Some(s) => html! { <>
                         <FfnPanel snapshot={s.clone()} on_focus={on_ffn_focus} />
@@ -490,6 +493,7 @@ fn App() -> Html {
                     </> },
                     None => placeholder("FFN detail"),
                 } }
+                </Fold>
             </section>
 
             <section class="card">

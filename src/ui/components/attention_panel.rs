@@ -6,7 +6,7 @@ use super::attention_lines::AttentionLines;
 use super::attention_rollout::AttentionRollout;
 use super::head_average::HeadAverage;
 use super::matrix_view::Mat;
-use super::{show_token, AttentionGrid, SnapRef};
+use super::{show_token, AttentionGrid, Fold, SnapRef};
 use crate::explain::attention_views::without_specials;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
@@ -62,10 +62,12 @@ pub fn AttentionPanel(p: &Props) -> Html {
             </label>
             <AttentionGrid snapshot={view.clone()} selected={p.selected} on_select={p.on_select.clone()} note={note.clone()} />
             { lines }
-            <div class="derived-row">
-                <HeadAverage snapshot={view.clone()} tokens={tokens.clone()} note={note.clone()} />
-                <AttentionRollout snapshot={view} {tokens} {note} />
-            </div>
+            <Fold label="Head average and attention rollout (heatmaps and lines)" testid="fold-derived">
+                <div class="derived-row">
+                    <HeadAverage snapshot={view.clone()} tokens={tokens.clone()} note={note.clone()} />
+                    <AttentionRollout snapshot={view} {tokens} {note} />
+                </div>
+            </Fold>
         </div>
     }
 }
