@@ -7,6 +7,7 @@ use crate::bundle::Bert;
 use crate::config::count_params;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
+use crate::explain::embeddings::{embedding_view, EmbeddingView};
 use crate::infer::{batch_of, top_k};
 use crate::tokenize::Encoded;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
@@ -134,6 +135,9 @@ pub struct Snapshot {
     /// What ran the forward, for the badge ("CPU (wasm)", "WebGPU (adapter)"; filled in by the
     /// caller; empty here).
     pub device: String,
+    /// What layer 0 reads: token, segment, position embeddings, their sum, LayerNorm (first dims),
+    /// and attention without training (cosine of token embeddings).
+    pub embeddings: EmbeddingView,
 }
 
 impl Snapshot {
@@ -249,6 +253,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
     }
 
     let hidden = summarise_hidden(&trace.hidden);
+    let embeddings = embedding_view(bert, &enc.input_ids, &enc.token_type_ids, trace);
 
     let k = req.top_k.clamp(1, MAX_TOP_K);
     let predictions = match &trace.mlm {
@@ -286,6 +291,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         truncated: enc.truncated,
         forward_ms: 0.0,
         device: String::new(),
+        embeddings,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::protocol::{DevicePref, DeviceStatus, FromEngine};
 use super::url::UrlState;
+use crate::explain::embeddings::PositionView;
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
 use std::rc::Rc;
@@ -51,6 +52,8 @@ pub struct AppState {
     /// The backend the user chose (`?device=`), and what the worker reports about it.
     pub device_pref: DevicePref,
     pub device: Option<DeviceStatus>,
+    /// The position views of the model in use (sent once per model).
+    pub positions: Option<Rc<PositionView>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +90,7 @@ impl AppState {
             compare: None,
             device_pref: url.device.unwrap_or_default(),
             device: None,
+            positions: None,
         }
     }
 
@@ -204,6 +208,7 @@ impl AppState {
                 }
             }
             FromEngine::Train(_) => {} // the training panel's reducer takes these
+            FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
             FromEngine::Snapshot(s) => {
                 // a reply for an older edit still shows (better than nothing); the newer one follows
                 if self.snapshot.as_ref().is_none_or(|old| s.seq >= old.seq) {
@@ -336,6 +341,7 @@ mod tests {
             truncated: false,
             forward_ms: 1.0,
             device: String::new(),
+            embeddings: Default::default(),
         })
     }
 
