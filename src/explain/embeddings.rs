@@ -66,6 +66,8 @@ pub struct PositionView {
     pub sinusoidal: bool,
     /// (P*D) PE[pos, j] from the engine's sinusoidal function.
     pub pe: Vec<f32>,
+    /// (ceil(D/2)) w_i = 1 / 10000^(2i / H) of each sin/cos pair shown: PE[pos, 2i] = sin(pos w_i).
+    pub pair_freq: Vec<f64>,
     /// (P*P) cosine of PE rows (all H dims).
     pub pe_similarity: Vec<f32>,
     /// (P*P) cosine of the learned position embeddings' rows; None for a sinusoidal model.
@@ -82,6 +84,8 @@ pub struct ClockHand {
     pub pair: usize,
     /// w_i = 1 / 10000^(2i / H).
     pub freq: f64,
+    /// Positions per full turn: 2 pi / w_i.
+    pub period: f64,
     /// (clock_positions) the angle pos * w_i in radians, and PE[pos, 2i] = sin, PE[pos, 2i+1] = cos.
     pub angle: Vec<f32>,
     pub sin: Vec<f32>,
@@ -168,6 +172,12 @@ fn embedding_view_capped(bert: &Bert, ids: &[u32], segments: &[u32], trace: &For
     }
 }
 
+/// w_i = 1 / 10000^(2i / H): the angle pair i turns by from one position to the next (radians), as
+/// `sinusoidal_table` computes it.
+fn pair_freq(i: usize, h: usize) -> f64 {
+    1.0 / 10000f64.powf(2.0 * i as f64 / h as f64)
+}
+
 /// The position views of `bert`: the sinusoidal matrix, its clock hands, and the similarity of
 /// positions under the sinusoidal encoding and under the model's learned table.
 pub fn position_view(bert: &Bert) -> PositionView {
@@ -192,10 +202,11 @@ fn position_view_capped(bert: &Bert, max_dims: usize) -> PositionView {
         .into_iter()
         .filter(|&i| 2 * i + 1 < h)
         .map(|i| {
-            let freq = 1.0 / 10000f64.powf(2.0 * i as f64 / h as f64);
+            let freq = pair_freq(i, h);
             ClockHand {
                 pair: i,
                 freq,
+                period: std::f64::consts::TAU / freq,
                 angle: (0..cp).map(|pos| (pos as f64 * freq) as f32).collect(),
                 sin: clock.column(2 * i).to_vec(),
                 cos: clock.column(2 * i + 1).to_vec(),
@@ -209,6 +220,7 @@ fn position_view_capped(bert: &Bert, max_dims: usize) -> PositionView {
         dims: d,
         sinusoidal: bert.cfg.position_encoding == PositionEncoding::Sinusoidal,
         pe: first_cols(pe.view(), d),
+        pair_freq: (0..d.div_ceil(2)).map(|i| pair_freq(i, h)).collect(),
         pe_similarity: row_cosines(pe.view()),
         learned_similarity: learned,
         clock_positions: cp,
@@ -326,8 +338,14 @@ mod tests {
         }
         // pairs at 0, 1/8, 1/4, 1/2 of the 6 pairs: 0, 1 (0.75 rounded), 2 (1.5 rounded), 3
         assert_eq!(p.hands.iter().map(|c| c.pair).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(p.pair_freq.len(), 6);
+        for (i, w) in p.pair_freq.iter().enumerate() {
+            // PE[1, 2i] = sin(w_i)
+            assert!(((*w).sin() - p.pe[p.dims + 2 * i] as f64).abs() < 1e-6, "pair {i}");
+        }
         for c in &p.hands {
             assert!((c.freq - 1.0 / 10000f64.powf(2.0 * c.pair as f64 / h)).abs() < 1e-12);
+            assert!((c.period * c.freq - std::f64::consts::TAU).abs() < 1e-9);
             for pos in 0..p.clock_positions {
                 assert!((c.angle[pos] as f64 - pos as f64 * c.freq).abs() < 1e-5);
                 assert!((c.sin[pos] - p.pe[pos * p.dims + 2 * c.pair]).abs() < 1e-6);

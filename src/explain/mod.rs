@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod colormap;
+pub mod diverging;
 pub mod embeddings;
 pub mod filmstrip;
 pub mod snapshot;

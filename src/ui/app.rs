@@ -2,7 +2,7 @@
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
 use super::components::{
-    Ablation, AttentionGrid, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
+    Ablation, AttentionGrid, Badge, BeforePredictions, Control, EmbedSection, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
@@ -397,7 +397,12 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "2. Masked-word predictions" }</h2>
+                <h2>{ "2. Embeddings: what layer 0 reads" }</h2>
+                <EmbedSection snapshot={snap.clone()} positions={state.positions.clone()} placeholder={placeholder("Embeddings")} />
+            </section>
+
+            <section class="card">
+                <h2>{ "3. Masked-word predictions" }</h2>
                 { match &snap {
                     Some(s) => {
                         let after = html! {
@@ -419,7 +424,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "3. Switch heads off" }</h2>
+                <h2>{ "4. Switch heads off" }</h2>
                 { match &info {
                     Some(i) => html! { <Ablation layers={i.layers} heads={i.heads} off={state.heads_off.clone()} on_toggle={on_head} /> },
                     None => placeholder("Head switches"),
@@ -427,7 +432,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "4. Attention, every layer × head" }</h2>
+                <h2>{ "5. Attention, every layer × head" }</h2>
                 <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
                 { match &snap {
                     Some(s) => html! { <AttentionGrid snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
@@ -436,7 +441,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "5. Layer by layer" }</h2>
+                <h2>{ "6. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
             </section>
 
