@@ -35,6 +35,7 @@ export default async (h) => {
   async function hover(page, testid, row, col) {
     const c = page.locator(sel(testid));
     const [rows, cols] = [Number(await c.getAttribute("data-rows")), Number(await c.getAttribute("data-cols"))];
+    await c.evaluate((e) => e.scrollIntoView({ block: "center" }));
     const box = await c.boundingBox();
     await page.mouse.move(box.x + ((col + 0.5) / cols) * box.width, box.y + ((row + 0.5) / rows) * box.height);
   }
@@ -96,7 +97,7 @@ export default async (h) => {
     for (const [pos, j] of [[5, 0], [9, 1], [30, 17], [63, 100]]) {
       await hover(page, "pe-matrix", pos, j);
       const pf = page.locator(sel("pe-formula"));
-      assert(Number(await pf.getAttribute("data-pos")) === pos && Number(await pf.getAttribute("data-dim")) === j, `PE cell (${pos}, ${j})`);
+      assert(Number(await pf.getAttribute("data-pos")) === pos && Number(await pf.getAttribute("data-dim")) === j, `PE cell (${pos}, ${j}): shows (${await pf.getAttribute("data-pos")}, ${await pf.getAttribute("data-dim")})`);
       const a = pos / Math.pow(10000, (2 * Math.floor(j / 2)) / d);
       const want = j % 2 === 0 ? Math.sin(a) : Math.cos(a);
       const got = Number(await pf.getAttribute("data-value"));
