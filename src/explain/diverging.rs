@@ -55,6 +55,18 @@ pub fn max_abs(values: &[f32]) -> f32 {
     values.iter().filter(|v| !v.is_nan()).fold(0.0f32, |m, v| m.max(v.abs()))
 }
 
+/// The `q` quantile (0..1) of |v|: a colour range that a few outlier dimensions do not wash out
+/// (values beyond it are drawn at the ends of the scale).
+pub fn quantile_abs(values: &[f32], q: f32) -> f32 {
+    let mut a: Vec<f32> = values.iter().filter(|v| !v.is_nan()).map(|v| v.abs()).collect();
+    if a.is_empty() {
+        return 0.0;
+    }
+    let k = ((a.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize;
+    let (_, v, _) = a.select_nth_unstable_by(k, f32::total_cmp);
+    *v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +101,10 @@ mod tests {
         assert_eq!(&px[8..12], &[0x7f, 0x3b, 0x08, 255]);
         assert_eq!(&px[12..15], &puor(0.5));
         assert_eq!(rgba(&[1.0], 0.0)[..3], puor(0.0), "all zeros: no division by zero");
+        let many: Vec<f32> = (0..=100).map(|i| if i == 50 { -1000.0 } else { i as f32 / 100.0 }).collect();
+        assert_eq!(quantile_abs(&many, 1.0), 1000.0);
+        assert_eq!(quantile_abs(&many, 0.98), 0.99, "the outlier does not set the range");
+        assert_eq!(quantile_abs(&[], 0.5), 0.0);
         assert!(css_gradient().starts_with("linear-gradient(to right, #2d004b") && css_gradient().ends_with("#7f3b08)"));
     }
 }

@@ -48,7 +48,7 @@ pub fn Clock(p: &Props) -> Html {
                 <svg viewBox="-50 -50 100 100" width="132" height="132" role="img"
                     aria-label={format!("dims {dim} and {}: the hand at {deg:.1} degrees", dim + 1)}>
                     <circle r="46" class="face" />
-                    { for (0..12).map(|k| html! { <line class="tick" x1="0" y1="-46" x2="0" y2={if k % 3 == 0 { "-39" } else { "-42" }} transform={format!("rotate({})", k * 30)} /> }) }
+                    { for (0..12).map(|k| html! { <line class="ctick" x1="0" y1="-46" x2="0" y2={if k % 3 == 0 { "-39" } else { "-42" }} transform={format!("rotate({})", k * 30)} /> }) }
                     <line class="hand" data-dim={dim.to_string()} data-pair={c.pair.to_string()} data-angle={theta.to_string()} data-pos={pos.to_string()}
                         data-sin={c.sin[pos].to_string()} data-cos={c.cos[pos].to_string()}
                         x1="0" y1="0" x2="0" y2={format!("{}", -HAND)} transform={format!("rotate({deg:.4})")} />

@@ -5,12 +5,15 @@
 use super::matrix_canvas::{MatrixCanvas, Scale};
 use super::value_legend::ValueLegend;
 use super::{show_token, SnapRef};
-use crate::explain::diverging::max_abs;
+use crate::explain::diverging::quantile_abs;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// CSS width of each matrix (the columns shown share it).
 const WIDTH: f64 = 256.0;
+
+/// Colours run to this quantile of |v| (larger values are drawn as the ends of the scale).
+const CLIP: f32 = 0.99;
 
 /// A number in a sum: 6 decimals, negative ones in parentheses (so the terms read, and parse).
 pub(super) fn term(v: f32) -> String {
@@ -38,8 +41,11 @@ pub fn Embeddings(p: &Props) -> Html {
     let mats = use_memo(p.snapshot.clone(), |s| {
         let e = &s.embeddings;
         let parts = [&e.word, &e.segment, &e.position, &e.sum].map(|v| Rc::new(v.clone()));
-        let scale = Scale::Diverging(parts.iter().map(|v| max_abs(v)).fold(0.0, f32::max));
-        (parts, Rc::new(e.ln_out.clone()), scale, Scale::Diverging(max_abs(&e.ln_out)))
+        // one colour range for the three parts and their sum, so they compare; clipped at the 99th
+        // percentile of |v| (a few outlier dimensions would wash out the rest)
+        let all: Vec<f32> = parts.iter().flat_map(|v| v.iter().copied()).collect();
+        let scale = Scale::Diverging(quantile_abs(&all, CLIP));
+        (parts, Rc::new(e.ln_out.clone()), scale, Scale::Diverging(quantile_abs(&e.ln_out, CLIP)))
     });
     let (parts, ln_out, scale, ln_scale) = (&mats.0, &mats.1, mats.2, mats.3);
     if t == 0 || d == 0 {
@@ -103,6 +109,7 @@ pub fn Embeddings(p: &Props) -> Html {
             <div class="legends">
                 <ValueLegend scale={scale} title="E_tok, E_seg, E_pos, x" />
                 <ValueLegend scale={ln_scale} title="LayerNorm(x)" />
+                <span class="legend-note">{ "colours end at the 99th percentile of |value|; the few larger values get the end colours" }</span>
             </div>
             <div class="readouts" data-testid="embedding-formula" data-row={row.to_string()} data-col={col.to_string()}>
                 <p class="readout">{ format!("token {row} \"{}\" (id {}, segment {}), dimension {col}", tok(row), k.id, k.segment) }</p>
