@@ -79,6 +79,7 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
         // the step-by-step details index the full sequence: not carried into this view
         head_detail: None,
         ffn_detail: None,
+        embeddings: Default::default(),
     }
 }
 

@@ -7,6 +7,7 @@ use crate::bundle::Bert;
 use crate::config::count_params;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
+use crate::explain::embeddings::{embedding_view, EmbeddingView};
 use crate::infer::{batch_of, top_k};
 use crate::tokenize::Encoded;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
@@ -144,6 +145,9 @@ pub struct Snapshot {
     pub head_detail: Option<HeadDetail>,
     /// The focused token's FFN half of the focused layer (`Request::ffn_focus`).
     pub ffn_detail: Option<FfnDetail>,
+    /// What layer 0 reads: token, segment, position embeddings, their sum, LayerNorm (first dims),
+    /// and attention without training (cosine of token embeddings).
+    pub embeddings: EmbeddingView,
 }
 
 impl Snapshot {
@@ -264,6 +268,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
     }
 
     let hidden = summarise_hidden(&trace.hidden);
+    let embeddings = embedding_view(bert, &enc.input_ids, &enc.token_type_ids, trace);
 
     let k = req.top_k.clamp(1, MAX_TOP_K);
     let predictions = match &trace.mlm {
@@ -303,6 +308,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         device: String::new(),
         head_detail: Some(head_detail(bert, trace, req.head_focus.0, req.head_focus.1)),
         ffn_detail: Some(ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
+        embeddings,
     }
 }
 

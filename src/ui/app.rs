@@ -3,7 +3,7 @@
 
 use super::components::{FfnPanel, Fold, HeadSteps, LayerTrajectory};
 use super::components::{
-    Ablation, AttentionPanel, Badge, BeforePredictions, Control, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
+    Ablation, AttentionPanel, Badge, BeforePredictions, Control, EmbedSection, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
     TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::engine::Engine;
@@ -435,7 +435,12 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "2. Masked-word predictions" }</h2>
+                <h2>{ "2. Embeddings: what layer 0 reads" }</h2>
+                <EmbedSection snapshot={snap.clone()} positions={state.positions.clone()} placeholder={placeholder("Embeddings")} />
+            </section>
+
+            <section class="card">
+                <h2>{ "3. Masked-word predictions" }</h2>
                 { match &snap {
                     Some(s) => {
                         let after = html! {
@@ -457,7 +462,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "3. Switch heads off" }</h2>
+                <h2>{ "4. Switch heads off" }</h2>
                 { match &info {
                     Some(i) => html! { <Ablation layers={i.layers} heads={i.heads} off={state.heads_off.clone()} on_toggle={on_head} /> },
                     None => placeholder("Head switches"),
@@ -465,7 +470,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "4. Attention, every layer × head" }</h2>
+                <h2>{ "5. Attention, every layer × head" }</h2>
                 <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
                 { match &snap {
                     Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
@@ -474,7 +479,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "5. One head, step by step" }</h2>
+                <h2>{ "6. One head, step by step" }</h2>
                 <p class="hint">{ "The head picked here (or enlarged above), from the token vectors X to its share of the layer's output. Click a cell (or focus a matrix and use the arrow keys) for its formula with the numbers." }</p>
                 <Fold label="Show Q, K, V, the scores, softmax and the output, step by step" testid="fold-head-steps">
                     { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
@@ -482,7 +487,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "6. FFN, residual + LayerNorm" }</h2>
+                <h2>{ "7. FFN, residual + LayerNorm" }</h2>
                 <p class="hint">{ "The second half of a layer for one token: add the attention output to the input (residual), LayerNorm, the feed-forward network (expand, GELU, project back), add again, LayerNorm." }</p>
                 <Fold label="Show the residual, LayerNorm, FFN and GELU for one token" testid="fold-ffn">
                 { match &snap {
@@ -497,7 +502,7 @@ fn App() -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "7. Layer by layer" }</h2>
+                <h2>{ "8. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
             </section>
 

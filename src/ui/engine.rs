@@ -9,6 +9,7 @@ use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSession, TrainSetup};
+use crate::explain::embeddings::position_view;
 use crate::explain::snapshot::{finish, prepare};
 use crate::explain::{build, ModelInfo, Request};
 use crate::model::forward::forward;
@@ -112,6 +113,9 @@ impl Worker {
                     let info = ModelInfo::of(&b);
                     self.bert = Some(b);
                     self.gpu.forget_model();
+                    if !self.send_positions(scope).await {
+                        return false;
+                    }
                     FromEngine::Loaded { info, bytes, ms }
                 }
                 // the model loaded before (if any) stays
@@ -166,6 +170,15 @@ impl Worker {
             }
         };
         scope.send(reply).await.is_ok()
+    }
+
+    /// The position views of the model the explainer uses (once per model: they do not depend on
+    /// the text). False when the page has gone.
+    async fn send_positions(&self, scope: &mut Scope) -> bool {
+        match self.active().map(position_view) {
+            Some(p) => scope.send(FromEngine::Positions(Box::new(p))).await.is_ok(),
+            None => true,
+        }
     }
 
     /// Auto: times one forward of `req` on each backend (WebGPU's second, after its pipelines
@@ -285,6 +298,7 @@ impl Worker {
                 if self.use_trained {
                     self.use_trained = false;
                     if let Some(info) = self.bert.as_ref().map(ModelInfo::of) {
+                        let _ = self.send_positions(scope).await;
                         let _ = scope.send(FromEngine::ModelChanged { info, trained: false }).await;
                     }
                 }
@@ -296,7 +310,13 @@ impl Worker {
             TrainCmd::UseTrained(on) => {
                 let on = on && self.run.is_some();
                 self.use_trained = on;
+                if let (true, Some(r)) = (on, self.run.as_mut()) {
+                    let _ = r.sync().await; // the learned positions of a run training on WebGPU
+                }
                 let Some(info) = self.active().map(ModelInfo::of) else { return true };
+                if !self.send_positions(scope).await {
+                    return false;
+                }
                 return scope.send(FromEngine::ModelChanged { info, trained: on }).await.is_ok();
             }
             TrainCmd::Save => {

@@ -2,6 +2,7 @@
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
+use crate::explain::embeddings::PositionView;
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
 use serde::{Deserialize, Serialize};
@@ -98,6 +99,9 @@ pub enum FromEngine {
     ModelChanged { info: ModelInfo, trained: bool },
     Train(TrainEvent),
     Device(DeviceStatus),
+    /// The position views of the model the explainer now uses (they do not depend on the text:
+    /// sent once, after `Loaded` and `ModelChanged`).
+    Positions(Box<PositionView>),
 }
 
 /// Worker -> training panel.

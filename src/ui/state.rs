@@ -4,6 +4,7 @@
 
 use super::protocol::{DevicePref, DeviceStatus, FromEngine};
 use super::url::UrlState;
+use crate::explain::embeddings::PositionView;
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::{ModelInfo, Request, Snapshot};
 use std::rc::Rc;
@@ -79,6 +80,8 @@ pub struct AppState {
     pub device: Option<DeviceStatus>,
     /// Presenter mode: everything larger, for a projector (`?present=1`).
     pub presenter: bool,
+    /// The position views of the model in use (sent once per model).
+    pub positions: Option<Rc<PositionView>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -131,6 +134,7 @@ impl AppState {
             device_pref: url.device.unwrap_or_default(),
             device: None,
             presenter: url.present,
+            positions: None,
         }
     }
 
@@ -309,6 +313,7 @@ impl AppState {
                 }
             }
             FromEngine::Train(_) => {} // the training panel's reducer takes these
+            FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
             FromEngine::Snapshot(s) => {
                 // a reply for an older edit still shows (better than nothing); the newer one follows
                 if self.snapshot.as_ref().is_none_or(|old| s.seq >= old.seq) {
@@ -443,6 +448,7 @@ mod tests {
             device: String::new(),
             head_detail: None,
             ffn_detail: None,
+            embeddings: Default::default(),
         })
     }
 

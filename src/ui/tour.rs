@@ -27,9 +27,9 @@ pub const STEPS: [TourStep; 10] = [
     },
     TourStep {
         title: "2. BERT's inputs: token + segment + position",
-        body: "Each id looks up a vector (the token embedding). Added to it: a segment embedding (sentence A or B) and a position embedding, because attention by itself ignores word order. The first row of the table below is that sum, one vector per token.",
+        body: "Each id looks up a vector (the token embedding). Added to it: a segment embedding (sentence A or B) and a position embedding, because attention by itself ignores word order. This section shows the three, their sum and its LayerNorm, one row per token; hover a cell for its numbers.",
         tab: Tab::Explain,
-        target: "section:has([data-testid=layers])",
+        target: "section:has([data-testid=embeddings])",
     },
     TourStep {
         title: "3. Why attention",
