@@ -7,6 +7,11 @@ import { fileURLToPath } from "node:url";
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "target", "screenshots");
 const TEXT = "the cat sat on the mat because it was warm.";
 
+/** Opens every view that is folded away (components/fold.rs). */
+async function openFolds(page) {
+  for (const b of await page.$$('.fold-toggle[aria-expanded="false"]')) await b.click();
+}
+
 export default async (h) => {
   const { test, newPage, sel, settled, shot, assert, TIMEOUT, LAYERS, HEADS } = h;
   const close = (a, b, tol = 1e-6) => Math.abs(a - b) <= tol;
@@ -17,6 +22,7 @@ export default async (h) => {
     const page = await newPage(`?text=${encodeURIComponent(TEXT)}&head=0.0`);
     page.on("pageerror", (e) => errors.push(String(e)));
     await settled(page);
+    await openFolds(page); // the heavier views open on demand
     await page.locator(`${sel("head-lines")} ${sel("attention-lines")}`).waitFor({ timeout: TIMEOUT });
     return { page, errors };
   }

@@ -19,6 +19,11 @@ async function clickCell(page, h, step, row, col) {
 const formula = (page, h) =>
   page.$eval(h.sel("head-formula"), (e) => ({ ...e.dataset, text: e.textContent }));
 
+/** Opens every view that is folded away (components/fold.rs). */
+async function openFolds(page) {
+  for (const b of await page.$$('.fold-toggle[aria-expanded="false"]')) await b.click();
+}
+
 export default async (h) => {
   const { test, newPage, sel, settled, assert, shot, sleep, metrics } = h;
   const text = "the cat sat on the mat because it was [MASK].";
@@ -28,6 +33,7 @@ export default async (h) => {
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     await settled(page);
+    await openFolds(page); // the heavier views open on demand
     const steps = page.locator(sel("head-steps"));
     await steps.waitFor({ timeout: h.TIMEOUT });
     const got = await steps.evaluate((el) => [...el.querySelectorAll("[data-step]")].map((e) => e.dataset.step));
@@ -100,6 +106,7 @@ export default async (h) => {
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     await settled(page);
+    await openFolds(page); // the heavier views open on demand
     const ffn = page.locator(sel("ffn-detail"));
     await ffn.waitFor({ timeout: h.TIMEOUT });
     await page.selectOption(sel("ffn-token"), "2");
