@@ -264,7 +264,7 @@ mod tests {
     }
 
     fn req(layer: usize, token: usize) -> Request {
-        Request { text: "the cat sat on the mat.".into(), top_k: 3, ffn_focus: (layer, token), ..Default::default() }
+        Request { text: "the cat sat on the mat.".into(), top_k: 3, ffn_focus: (layer, token), ffn_steps: true, ..Default::default() }
     }
 
     #[test]

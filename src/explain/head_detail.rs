@@ -289,7 +289,7 @@ mod tests {
     }
 
     fn req(l: usize, h: usize) -> Request {
-        Request { text: "the cat sat on the mat.".into(), top_k: 3, head_focus: (l, h), ..Default::default() }
+        Request { text: "the cat sat on the mat.".into(), top_k: 3, head_focus: (l, h), head_steps: true, ..Default::default() }
     }
 
     #[test]

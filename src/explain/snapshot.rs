@@ -38,6 +38,9 @@ pub struct Request {
     pub head_focus: (usize, usize),
     /// The (layer, token) whose FFN half the page shows.
     pub ffn_focus: (usize, usize),
+    /// Whether those two views are open: closed, their details are neither computed nor sent.
+    pub head_steps: bool,
+    pub ffn_steps: bool,
 }
 
 /// A loaded model, as the page describes it.
@@ -306,8 +309,8 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         truncated: enc.truncated,
         forward_ms: 0.0,
         device: String::new(),
-        head_detail: Some(head_detail(bert, trace, req.head_focus.0, req.head_focus.1)),
-        ffn_detail: Some(ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
+        head_detail: req.head_steps.then(|| head_detail(bert, trace, req.head_focus.0, req.head_focus.1)),
+        ffn_detail: req.ffn_steps.then(|| ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
         embeddings,
     }
 }

@@ -481,7 +481,8 @@ fn App() -> Html {
             <section class="card">
                 <h2>{ "6. One head, step by step" }</h2>
                 <p class="hint">{ "The head picked here (or enlarged above), from the token vectors X to its share of the layer's output. Click a cell (or focus a matrix and use the arrow keys) for its formula with the numbers." }</p>
-                <Fold label="Show Q, K, V, the scores, softmax and the output, step by step" testid="fold-head-steps">
+                <Fold label="Show Q, K, V, the scores, softmax and the output, step by step" testid="fold-head-steps"
+                    open={state.head_steps} on_toggle={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowSteps { head: true, open })) }}>
                     { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
                 </Fold>
             </section>
@@ -489,7 +490,8 @@ fn App() -> Html {
             <section class="card">
                 <h2>{ "7. FFN, residual + LayerNorm" }</h2>
                 <p class="hint">{ "The second half of a layer for one token: add the attention output to the input (residual), LayerNorm, the feed-forward network (expand, GELU, project back), add again, LayerNorm." }</p>
-                <Fold label="Show the residual, LayerNorm, FFN and GELU for one token" testid="fold-ffn">
+                <Fold label="Show the residual, LayerNorm, FFN and GELU for one token" testid="fold-ffn"
+                    open={state.ffn_steps} on_toggle={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowSteps { head: false, open })) }}>
                 { match &snap {
                     Some(s) => html! { <>
                         <FfnPanel snapshot={s.clone()} on_focus={on_ffn_focus} />

@@ -53,6 +53,9 @@ pub struct AppState {
     /// sends only their details.
     pub head_focus: (usize, usize),
     pub ffn_focus: (usize, usize),
+    /// "One head, step by step" and the FFN detail are open (closed: not computed, not sent).
+    pub head_steps: bool,
+    pub ffn_steps: bool,
     /// The model folder (relative to the page), as kept in the URL.
     pub model: String,
     /// What the page calls the loaded model (the folder's name, a URL, "your files").
@@ -98,6 +101,8 @@ pub enum Action {
     FocusHead(usize, usize),
     /// Show the FFN half of this (layer, token).
     FocusFfn(usize, usize),
+    /// Open or close "one head, step by step" (`head`) or the FFN detail.
+    ShowSteps { head: bool, open: bool },
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
     /// The user asked for another model: its label, and its folder when it can be kept in the URL
@@ -120,6 +125,8 @@ impl AppState {
             selected: url.selected,
             head_focus: url.selected.unwrap_or((0, 0)),
             ffn_focus: (0, 0),
+            head_steps: false,
+            ffn_steps: false,
             model: url.model.clone().unwrap_or_else(|| "models/default/".to_string()),
             model_label: short_name(url.model.as_deref().unwrap_or("models/default/")).to_string(),
             load: Load::Fetching { loaded: 0, total: 0 },
@@ -166,6 +173,8 @@ impl AppState {
             top_k: TOP_K,
             head_focus: self.head_focus,
             ffn_focus: self.ffn_focus,
+            head_steps: self.head_steps,
+            ffn_steps: self.ffn_steps,
         }
     }
 
@@ -229,6 +238,15 @@ impl AppState {
                 if (l, h) != self.head_focus {
                     self.head_focus = (l, h);
                     self.edit += 1;
+                }
+            }
+            Action::ShowSteps { head, open } => {
+                let shown = if head { &mut self.head_steps } else { &mut self.ffn_steps };
+                if *shown != open {
+                    *shown = open;
+                    if open {
+                        self.edit += 1; // ask for the details now shown
+                    }
                 }
             }
             Action::FocusFfn(l, t) => {
@@ -537,6 +555,12 @@ mod tests {
         assert_eq!(s.head_focus, (1, 1), "closing the enlarged view keeps the focus");
         s.apply(Action::FocusFfn(1, 4));
         assert_eq!((s.request().ffn_focus, s.edit), ((1, 4), e + 2));
+        // closed views are not asked for; opening one asks again, closing does not
+        assert!(!s.request().head_steps && !s.request().ffn_steps);
+        s.apply(Action::ShowSteps { head: true, open: true });
+        assert_eq!((s.request().head_steps, s.request().ffn_steps, s.edit), (true, false, e + 3));
+        s.apply(Action::ShowSteps { head: true, open: false });
+        assert_eq!((s.request().head_steps, s.edit), (false, e + 3));
         s.apply(Action::Engine(FromEngine::Loaded { info: ModelInfo { layers: 1, heads: 1, ..Default::default() }, bytes: 0, ms: 0.0 }));
         assert_eq!((s.head_focus, s.ffn_focus), ((0, 0), (0, 4)));
     }
