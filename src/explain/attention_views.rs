@@ -199,6 +199,9 @@ mod tests {
             truncated: false,
             forward_ms: 0.0,
             device: String::new(),
+            head_detail: None,
+            ffn_detail: None,
+            embeddings: Default::default(),
         }
     }
 
