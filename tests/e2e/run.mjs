@@ -765,7 +765,7 @@ async function main() {
 
       // keystroke to updated predictions, ~20 tokens, 50 edits one at a time, on a fresh page
       // after 10 warm-up edits (the browser compiles hot wasm functions in tiers)
-      page = await newPage();
+      page = await newPage(process.env.MEASURE_QUERY || ""); // e.g. MEASURE_QUERY=?device=cpu
       await settled(page);
       const words = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
       const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
