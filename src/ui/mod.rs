@@ -1,6 +1,7 @@
 //! The explainer page. `state`, `url` and `protocol` are plain Rust (tested natively); the yew app,
 //! its components and the engine's worker are built for wasm32 with the `web` feature.
 
+pub mod grid_nav;
 pub mod model_files;
 pub mod protocol;
 pub mod state;

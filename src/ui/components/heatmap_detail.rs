@@ -56,11 +56,9 @@ pub fn HeatmapDetail(p: &Props) -> Html {
         let cell_at = cell_at.clone();
         Callback::from(move |e: MouseEvent| {
             let c: HtmlCanvasElement = e.target_unchecked_into();
-            let (w, h) = (c.client_width().max(1) as f64, c.client_height().max(1) as f64);
-            let col = ((e.offset_x() as f64 / w) * n as f64).floor() as isize;
-            let row = ((e.offset_y() as f64 / h) * n as f64).floor() as isize;
-            if (0..n as isize).contains(&row) && (0..n as isize).contains(&col) {
-                cell_at.set(Some((row as usize, col as usize)));
+            let size = (c.client_width() as f64, c.client_height() as f64);
+            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, n, n) {
+                cell_at.set(Some(cell));
             }
         })
     };
@@ -69,14 +67,10 @@ pub fn HeatmapDetail(p: &Props) -> Html {
         let close = p.on_close.clone();
         Callback::from(move |e: KeyboardEvent| {
             let (r, c) = cell_at.unwrap_or((0, 0));
-            let next = match e.key().as_str() {
-                "ArrowUp" => (r.saturating_sub(1), c),
-                "ArrowDown" => ((r + 1).min(n - 1), c),
-                "ArrowLeft" => (r, c.saturating_sub(1)),
-                "ArrowRight" => (r, (c + 1).min(n - 1)),
-                "Escape" => return close.emit(()),
-                _ => return,
-            };
+            if e.key() == "Escape" {
+                return close.emit(());
+            }
+            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), n, n) else { return };
             e.prevent_default();
             cell_at.set(Some(next));
         })

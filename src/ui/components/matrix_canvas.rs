@@ -85,11 +85,9 @@ pub fn MatrixCanvas(p: &Props) -> Html {
         let cb = p.on_select.clone();
         Callback::from(move |e: MouseEvent| {
             let c: HtmlCanvasElement = e.target_unchecked_into();
-            let (w, h) = (c.client_width().max(1) as f64, c.client_height().max(1) as f64);
-            let col = ((e.offset_x() as f64 / w) * cols as f64).floor() as isize;
-            let row = ((e.offset_y() as f64 / h) * rows as f64).floor() as isize;
-            if (0..rows as isize).contains(&row) && (0..cols as isize).contains(&col) {
-                cb.emit((row as usize, col as usize));
+            let size = (c.client_width() as f64, c.client_height() as f64);
+            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, rows, cols) {
+                cb.emit(cell);
             }
         })
     };
@@ -97,15 +95,7 @@ pub fn MatrixCanvas(p: &Props) -> Html {
         let (cb, sel) = (p.on_select.clone(), p.selected);
         Callback::from(move |e: KeyboardEvent| {
             let (r, c) = sel.unwrap_or((0, 0));
-            let next = match e.key().as_str() {
-                "ArrowUp" => (r.saturating_sub(1), c),
-                "ArrowDown" => ((r + 1).min(rows.saturating_sub(1)), c),
-                "ArrowLeft" => (r, c.saturating_sub(1)),
-                "ArrowRight" => (r, (c + 1).min(cols.saturating_sub(1))),
-                "Home" => (r, 0),
-                "End" => (r, cols.saturating_sub(1)),
-                _ => return,
-            };
+            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), rows, cols) else { return };
             e.prevent_default();
             cb.emit(next);
         })

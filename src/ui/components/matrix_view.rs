@@ -76,11 +76,9 @@ pub fn MatrixView(p: &Props) -> Html {
         let cb = p.on_cell.clone();
         Callback::from(move |e: MouseEvent| {
             let c: HtmlCanvasElement = e.target_unchecked_into();
-            let (w, h) = (c.client_width().max(1) as f64, c.client_height().max(1) as f64);
-            let col = ((e.offset_x() as f64 / w) * n as f64).floor() as isize;
-            let row = ((e.offset_y() as f64 / h) * n as f64).floor() as isize;
-            if (0..n as isize).contains(&row) && (0..n as isize).contains(&col) {
-                cb.emit((row as usize, col as usize));
+            let size = (c.client_width() as f64, c.client_height() as f64);
+            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, n, n) {
+                cb.emit(cell);
             }
         })
     };
@@ -88,13 +86,7 @@ pub fn MatrixView(p: &Props) -> Html {
         let cb = p.on_cell.clone();
         Callback::from(move |e: KeyboardEvent| {
             let (r, c) = at.unwrap_or((0, 0));
-            let next = match e.key().as_str() {
-                "ArrowUp" => (r.saturating_sub(1), c),
-                "ArrowDown" => ((r + 1).min(n.saturating_sub(1)), c),
-                "ArrowLeft" => (r, c.saturating_sub(1)),
-                "ArrowRight" => (r, (c + 1).min(n.saturating_sub(1))),
-                _ => return,
-            };
+            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), n, n) else { return };
             e.prevent_default();
             cb.emit(next);
         })
