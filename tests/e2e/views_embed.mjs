@@ -46,6 +46,11 @@ export default async (h) => {
     page.on("pageerror", (e) => errors.push(String(e)));
     await settled(page);
     await page.waitForSelector(sel("embeddings"), { timeout: TIMEOUT });
+    // the position views are folded away until asked for
+    await page.waitForSelector(sel("fold-positions"), { timeout: TIMEOUT });
+    assert((await page.$(sel("clock"))) === null, "the clock shows before its fold is opened");
+    await page.click(sel("fold-positions"));
+    await page.waitForSelector(sel("clock"), { timeout: TIMEOUT });
     const ntok = Number(await page.getAttribute(sel("tokens"), "data-count"));
     assert(ntok > 5, `tokens: ${ntok}`);
 

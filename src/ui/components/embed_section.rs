@@ -2,7 +2,7 @@
 //! encoding, its clock and the learned-vs-sinusoidal similarity (per model), and attention without
 //! training (per input).
 
-use super::{Clock, CosineAttention, Embeddings, PositionSimilarity, Sinusoid, SnapRef};
+use super::{Clock, CosineAttention, Embeddings, Fold, PositionSimilarity, Sinusoid, SnapRef};
 use crate::explain::embeddings::PositionView;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -23,14 +23,14 @@ pub fn EmbedSection(p: &Props) -> Html {
     };
     let positions = match &p.positions {
         Some(v) => html! {
-            <>
+            <Fold label="Positions as waves: the sinusoidal encoding, the clock analogy, learned vs sinusoidal" testid="fold-positions">
                 <h3 class="sub">{ "Position as waves: the sinusoidal encoding" }</h3>
                 <Sinusoid positions={v.clone()} />
                 <h3 class="sub">{ "The clock analogy" }</h3>
                 <Clock positions={v.clone()} />
                 <h3 class="sub">{ "Learned vs sinusoidal, side by side" }</h3>
                 <PositionSimilarity positions={v.clone()} />
-            </>
+            </Fold>
         },
         None => p.placeholder.clone(),
     };
