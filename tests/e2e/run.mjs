@@ -90,6 +90,31 @@ async function stillAnswers(page) {
   checkPredictions(await predictions(page));
 }
 
+/** Types `text` into the sentence box at once and returns the milliseconds until the page shows
+ *  the answer to it and has painted the next frame. */
+function keystrokeMs(page, text) {
+  return page.evaluate((text) => new Promise((resolve, reject) => {
+    const app = document.getElementById("status");
+    const el = document.querySelector('[data-testid="text-input"]');
+    const before = Number(app.dataset.edit);
+    const t0 = performance.now();
+    const done = () => {
+      if (Number(app.dataset.edit) > before && app.dataset.shown === app.dataset.edit) {
+        obs.disconnect();
+        requestAnimationFrame(() => resolve(performance.now() - t0)); // until the next frame is painted
+        return true;
+      }
+      return false;
+    };
+    const obs = new MutationObserver(done);
+    obs.observe(app, { attributes: true });
+    setTimeout(() => reject(new Error("no update in 10 s")), 10_000);
+    el.value = text;
+    el.dispatchEvent(new InputEvent("input", { bubbles: true }));
+    done();
+  }), text);
+}
+
 async function shot(page, name, locator) {
   fs.mkdirSync(SHOTS, { recursive: true });
   const file = path.join(SHOTS, `${name}.png`);
@@ -743,7 +768,7 @@ async function main() {
     });
 
     // view suites kept in their own files: tests/e2e/views_*.mjs, each `export default async (h) => ...`
-    const h = { DIST, test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
+    const h = { DIST, keystrokeMs, test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
     for (const f of fs.readdirSync(here).filter((f) => /^views_.*\.mjs$/.test(f)).sort()) {
       const suite = await import(path.join(here, f));
       await suite.default(h);
@@ -779,26 +804,7 @@ async function main() {
       const times = [];
       for (let i = -10; i < 50; i++) {
         const text = sentence(words[(i + 1) % words.length]) + (i % 2 ? "" : " ");
-        const ms = await page.evaluate((text) => new Promise((resolve, reject) => {
-          const app = document.getElementById("status");
-          const el = document.querySelector('[data-testid="text-input"]');
-          const before = Number(app.dataset.edit);
-          const t0 = performance.now();
-          const done = () => {
-            if (Number(app.dataset.edit) > before && app.dataset.shown === app.dataset.edit) {
-              obs.disconnect();
-              requestAnimationFrame(() => resolve(performance.now() - t0)); // until the next frame is painted
-              return true;
-            }
-            return false;
-          };
-          const obs = new MutationObserver(done);
-          obs.observe(app, { attributes: true });
-          setTimeout(() => reject(new Error("no update in 10 s")), 10_000);
-          el.value = text;
-          el.dispatchEvent(new InputEvent("input", { bubbles: true }));
-          done();
-        }), text);
+        const ms = await keystrokeMs(page, text);
         if (i >= 0) times.push(ms);
       }
       const sorted = [...times].sort((a, b) => a - b);

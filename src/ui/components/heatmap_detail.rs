@@ -7,7 +7,6 @@ use super::heatmap::use_head_canvas;
 use super::matrix_view::Mat;
 use super::{fmt_prob, show_token, SnapRef};
 use std::rc::Rc;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// Side of the enlarged matrix in CSS pixels (at most), and the smallest cell that gets labels.
@@ -52,16 +51,7 @@ pub fn HeatmapDetail(p: &Props) -> Html {
     let side = cell * n;
     let labelled = cell >= MIN_LABELLED_CELL;
 
-    let onmousemove = {
-        let cell_at = cell_at.clone();
-        Callback::from(move |e: MouseEvent| {
-            let c: HtmlCanvasElement = e.target_unchecked_into();
-            let size = (c.client_width() as f64, c.client_height() as f64);
-            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, n, n) {
-                cell_at.set(Some(cell));
-            }
-        })
-    };
+    let onmousemove = super::grid_events::on_pointer(n, n, { let cell_at = cell_at.clone(); Callback::from(move |cell| cell_at.set(Some(cell))) });
     let onkeydown = {
         let cell_at = cell_at.clone();
         let close = p.on_close.clone();

@@ -58,25 +58,8 @@ pub fn MatCanvas(p: &Props) -> Html {
         });
     }
     let (rows, cols) = (p.rows, p.cols);
-    let onclick = {
-        let cb = p.on_pick.clone();
-        Callback::from(move |e: MouseEvent| {
-            let c: HtmlCanvasElement = e.target_unchecked_into();
-            let size = (c.client_width() as f64, c.client_height() as f64);
-            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, rows, cols) {
-                cb.emit(cell);
-            }
-        })
-    };
-    let onkeydown = {
-        let (cb, picked) = (p.on_pick.clone(), p.picked);
-        Callback::from(move |e: KeyboardEvent| {
-            let (r, c) = picked.filter(|&(r, c)| r < rows && c < cols).unwrap_or((0, 0));
-            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), rows, cols) else { return };
-            e.prevent_default();
-            cb.emit(next);
-        })
-    };
+    let onclick = super::grid_events::on_pointer(rows, cols, p.on_pick.clone());
+    let onkeydown = super::grid_events::on_arrows(rows, cols, p.picked, p.on_pick.clone());
     let (pw, ph) = (100.0 / cols.max(1) as f64, 100.0 / rows.max(1) as f64);
     let marker = match p.picked.filter(|&(r, c)| r < rows && c < cols) {
         Some((r, c)) => format!("left: {}%; top: {}%; width: {pw}%; height: {ph}%", c as f64 * pw, r as f64 * ph),

@@ -81,25 +81,8 @@ pub fn MatrixCanvas(p: &Props) -> Html {
         });
     }
     let (rows, cols) = (p.rows, p.cols);
-    let onmousemove = {
-        let cb = p.on_select.clone();
-        Callback::from(move |e: MouseEvent| {
-            let c: HtmlCanvasElement = e.target_unchecked_into();
-            let size = (c.client_width() as f64, c.client_height() as f64);
-            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, rows, cols) {
-                cb.emit(cell);
-            }
-        })
-    };
-    let onkeydown = {
-        let (cb, sel) = (p.on_select.clone(), p.selected);
-        Callback::from(move |e: KeyboardEvent| {
-            let (r, c) = sel.unwrap_or((0, 0));
-            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), rows, cols) else { return };
-            e.prevent_default();
-            cb.emit(next);
-        })
-    };
+    let onmousemove = super::grid_events::on_pointer(rows, cols, p.on_select.clone());
+    let onkeydown = super::grid_events::on_arrows(rows, cols, p.selected, p.on_select.clone());
     let marker = match p.selected.filter(|&(r, c)| r < rows && c < cols) {
         Some((r, c)) => {
             let (cw, ch) = (p.width / cols.max(1) as f64, p.height / rows.max(1) as f64);

@@ -5,7 +5,6 @@
 use super::export::ExportButtons;
 use super::heatmap::draw;
 use std::rc::Rc;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// Side of the matrix in CSS pixels (at most), and the smallest cell that gets labels.
@@ -72,25 +71,8 @@ pub fn MatrixView(p: &Props) -> Html {
     let labelled = cell >= MIN_LABELLED_CELL;
     let at = p.cell.filter(|&(r, c)| r < n && c < n);
 
-    let onmousemove = {
-        let cb = p.on_cell.clone();
-        Callback::from(move |e: MouseEvent| {
-            let c: HtmlCanvasElement = e.target_unchecked_into();
-            let size = (c.client_width() as f64, c.client_height() as f64);
-            if let Some(cell) = crate::ui::grid_nav::cell_under((e.offset_x() as f64, e.offset_y() as f64), size, n, n) {
-                cb.emit(cell);
-            }
-        })
-    };
-    let onkeydown = {
-        let cb = p.on_cell.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let (r, c) = at.unwrap_or((0, 0));
-            let Some(next) = crate::ui::grid_nav::step(&e.key(), (r, c), n, n) else { return };
-            e.prevent_default();
-            cb.emit(next);
-        })
-    };
+    let onmousemove = super::grid_events::on_pointer(n, n, p.on_cell.clone());
+    let onkeydown = super::grid_events::on_arrows(n, n, at, p.on_cell.clone());
     let pct = 100.0 / n.max(1) as f64;
     let marker_style = match at {
         Some((r, c)) => format!("left: {}%; top: {}%; width: {pct}%; height: {pct}%", c as f64 * pct, r as f64 * pct),
