@@ -93,6 +93,8 @@ fn main() {
     });
     rows.push(("training step (fwd + bwd + AdamW)".into(), s_step, 3.0 * (enc_flops + head_flops(m)) / s_step / 1e9, format!("{:.2}x of train fwd", s_step / s_fwd)));
 
+    let page = page_keystroke(reps * 5);
+
     println!("bert-tiny (L=2, H=128, NH=2, I=512, V=30522), batch {b} x seq {t}, 1 thread, median of {reps}");
     println!();
     println!("| what | ms | GFLOP/s | ratio |");
@@ -100,4 +102,49 @@ fn main() {
     for (what, s, g, r) in rows {
         println!("| {what} | {:.2} | {:.1} | {r} |", s * 1e3, g);
     }
+    if let Some(page) = page {
+        println!();
+        println!("The page's keystroke on the shipped model (www/models/default), the measure test's sentence:");
+        println!();
+        println!("| step | ms |");
+        println!("|---|---:|");
+        for (what, s) in page {
+            println!("| {what} | {:.3} |", s * 1e3);
+        }
+    }
+}
+
+/// What the worker does for one keystroke of the e2e measure test (21 tokens, one [MASK]):
+/// tokenise, forward, snapshot; None without the shipped model.
+fn page_keystroke(reps: usize) -> Option<Vec<(String, f64)>> {
+    use bertscope::bundle::Bert;
+    use bertscope::explain::snapshot::{finish, prepare};
+    use bertscope::explain::Request;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default");
+    let bert = Bert::from_dir(&dir).ok()?;
+    let text = "the quick brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.";
+    let req = Request { text: text.into(), top_k: 5, ..Default::default() };
+    let prep = prepare(&bert, &req).ok()?;
+    let t = prep.batch.t;
+    let s_prep = time(reps, || {
+        std::hint::black_box(prepare(&bert, &req).unwrap());
+    });
+    let s_fwd = time(reps, || {
+        std::hint::black_box(forward(&bert.params, &bert.cfg, &prep.batch, &prep.opts).unwrap());
+    });
+    let enc_opts = ForwardOptions { mlm_rows: MlmRows::None, ..prep.opts.clone() };
+    let s_enc = time(reps, || {
+        std::hint::black_box(forward(&bert.params, &bert.cfg, &prep.batch, &enc_opts).unwrap());
+    });
+    let trace = forward(&bert.params, &bert.cfg, &prep.batch, &prep.opts).unwrap();
+    let s_fin = time(reps, || {
+        let p = prepare(&bert, &req).unwrap();
+        std::hint::black_box(finish(&bert, &req, p, &trace));
+    }) - s_prep;
+    Some(vec![
+        (format!("tokenise + prepare ({t} tokens)"), s_prep),
+        ("forward, encoder only".into(), s_enc),
+        ("forward + MLM logits at the [MASK]".into(), s_fwd),
+        ("snapshot from the trace (finish)".into(), s_fin),
+    ])
 }

@@ -103,6 +103,28 @@ fn replace_url(query: &str) {
     }
 }
 
+/// How long the URL waits after the last change before it is written.
+const URL_DELAY_MS: i32 = 250;
+
+/// A pending URL write: the timer and the closure it calls (dropped, and so freed, when replaced).
+type UrlTimer = Option<(i32, wasm_bindgen::closure::Closure<dyn FnMut()>)>;
+
+/// Writes the URL `URL_DELAY_MS` after the last change, so typing does not pay on every keystroke
+/// for history.replaceState and the favicon request Chromium makes after each.
+fn replace_url_soon(timer: &RefCell<UrlTimer>, query: String) {
+    use wasm_bindgen::JsCast;
+    let Some(w) = web_sys::window() else { return };
+    if let Some((h, _)) = timer.borrow_mut().take() {
+        w.clear_timeout_with_handle(h);
+    }
+    let q = query.clone();
+    let f = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || replace_url(&q));
+    match w.set_timeout_with_callback_and_timeout_and_arguments_0(f.as_ref().unchecked_ref(), URL_DELAY_MS) {
+        Ok(h) => *timer.borrow_mut() = Some((h, f)),
+        Err(_) => replace_url(&query),
+    }
+}
+
 fn mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.mark(name);
@@ -219,8 +241,11 @@ fn App() -> Html {
             }
         });
     }
-    // Keep the URL in step with the state.
-    use_effect_with(state.to_url(), |u| replace_url(&u.to_query()));
+    // Keep the URL in step with the state (a moment after the last change).
+    {
+        let timer = use_mut_ref(|| None);
+        use_effect_with(state.to_url(), move |u| replace_url_soon(&timer, u.to_query()));
+    }
     // Mark the first snapshot on screen (the e2e suite reads it as "interactive").
     {
         let has = state.snapshot.is_some();

@@ -4,7 +4,7 @@
 //! requests are answered while a run goes on.
 
 use super::engine_gpu::Gpu;
-use super::fetch::{content_length, js_text, now_ms, response, start, Body};
+use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
@@ -155,9 +155,11 @@ impl Worker {
                         return false;
                     }
                 }
+                span_start("send");
                 if scope.send(reply).await.is_err() {
                     return false;
                 }
+                span_end("send");
                 if let Some(st) = self.race(&req).await {
                     return scope.send(FromEngine::Device(st)).await.is_ok();
                 }
@@ -229,10 +231,13 @@ impl Worker {
             BertError::Input(m) => FromEngine::Failed { seq: req.seq, message: m },
             e => FromEngine::Failed { seq: req.seq, message: e.to_string() },
         };
+        span_start("prepare");
         let prep = match prepare(b, &req) {
             Ok(p) => p,
             Err(e) => return (failed(e), None),
         };
+        span_end("prepare");
+        span_start("forward");
         let mut fell_back = None;
         let t0 = now_ms();
         let mut on_gpu = None;
@@ -252,7 +257,10 @@ impl Worker {
                 Err(e) => return (failed(e), fell_back),
             },
         };
+        span_end("forward");
+        span_start("finish");
         let mut s = finish(b, &req, prep, &trace);
+        span_end("finish");
         s.forward_ms = now_ms() - t0;
         s.device = device;
         (FromEngine::Snapshot(Box::new(s)), fell_back)

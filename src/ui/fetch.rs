@@ -14,6 +14,25 @@ pub fn now_ms() -> f64 {
     global().performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
 }
 
+/// Starts a named span on the worker's performance timeline (see `span_end`): a keystroke's
+/// milliseconds can then be split into prepare / forward / finish / send in a browser trace
+/// (tests/e2e/profile_keystroke.mjs). Costs two timeline entries; they are cleared at the end.
+pub fn span_start(name: &str) {
+    if let Some(p) = global().performance() {
+        let _ = p.mark(&format!("{name}:start"));
+    }
+}
+
+/// Ends the span `name` started by `span_start` as a `bertscope:<name>` measure.
+pub fn span_end(name: &str) {
+    if let Some(p) = global().performance() {
+        let start = format!("{name}:start");
+        let _ = p.measure_with_start_mark(&format!("bertscope:{name}"), &start);
+        p.clear_marks_with_mark_name(&start);
+        p.clear_measures();
+    }
+}
+
 /// A JS error as one line of text.
 pub fn js_text(e: &JsValue) -> String {
     e.as_string()

@@ -90,6 +90,12 @@ async function stillAnswers(page) {
   checkPredictions(await predictions(page));
 }
 
+/** The page's URL once its pending write is done (the page writes it 250 ms after the last change). */
+async function urlOf(page) {
+  await sleep(700);
+  return page.evaluate(() => location.href);
+}
+
 /** Types `text` into the sentence box at once and returns the milliseconds until the page shows
  *  the answer to it and has painted the next frame. */
 function keystrokeMs(page, text) {
@@ -119,7 +125,13 @@ async function shot(page, name, locator) {
   fs.mkdirSync(SHOTS, { recursive: true });
   const file = path.join(SHOTS, `${name}.png`);
   if (locator) await page.locator(locator).first().screenshot({ path: file });
-  else await page.screenshot({ path: file, fullPage: true });
+  else {
+    // cards off screen skip rendering (content-visibility: auto) and a full-page screenshot does
+    // not scroll to them: render them all for the picture
+    const style = await page.addStyleTag({ content: ".card { content-visibility: visible !important; }" });
+    await page.screenshot({ path: file, fullPage: true });
+    await style.evaluate((e) => e.remove());
+  }
 }
 
 // ---------------------------------------------------------------- training helpers
@@ -255,7 +267,8 @@ async function main() {
       await settled(page);
       const groups = checkPredictions(await predictions(page));
       assert(Object.keys(groups).length === before + 1 && groups["2"], `masked position 2 predicted: ${Object.keys(groups)}`);
-      assert(page.url().includes("mask=2"), `masked position in the URL: ${page.url()}`);
+      const url = await urlOf(page);
+      assert(url.includes("mask=2"), `masked position in the URL: ${url}`);
       await shot(page, "07-click-masked", `section:has(${sel("tokens")})`);
       await page.click(`${sel("tokens")} > [data-index="2"]`);
       await settled(page);
@@ -274,7 +287,8 @@ async function main() {
       assert(JSON.stringify(on) !== JSON.stringify(off), "predictions did not change with 3 of 4 heads off");
       const dimmed = await page.$$eval(".thumb.off", (els) => els.length);
       assert(dimmed === 3, `switched-off heatmaps marked: ${dimmed}`);
-      assert(page.url().includes("off="), `heads in the URL: ${page.url()}`);
+      const url = await urlOf(page);
+      assert(url.includes("off="), `heads in the URL: ${url}`);
       await page.locator(sel("predictions")).scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(SHOTS, "08-ablation.png") });
       for (const [l, h] of [[0, 0], [0, 1], [1, 0]]) {
@@ -302,7 +316,8 @@ async function main() {
       const labels = await detail.locator(".col-labels span").count();
       assert(labels === n, `token labels on the enlarged view: ${labels} of ${n}`);
       await shot(page, "09-heatmap-enlarged", sel("heatmap-detail"));
-      assert(page.url().includes("head=1.1"), `selected head in the URL: ${page.url()}`);
+      const url = await urlOf(page);
+      assert(url.includes("head=1.1"), `selected head in the URL: ${url}`);
     });
 
     await test("a ?text= URL opened directly", async () => {
@@ -576,7 +591,8 @@ async function main() {
       const problem = await g.$(sel("device-problem"));
       assert(!problem, `WebGPU is not used: ${problem && await problem.textContent()}`);
       await settled(g);
-      assert(new URL(g.url()).searchParams.get("device") === "webgpu", `URL keeps the choice: ${g.url()}`);
+      const url = await urlOf(g);
+      assert(new URL(url).searchParams.get("device") === "webgpu", `URL keeps the choice: ${url}`);
       const gpu = await exportJson(g);
       metrics.webgpu_forward = { adapter: await g.textContent(sel("backend")), cpu_ms: cpu.forward_ms, gpu_ms: gpu.forward_ms };
       assert(gpu.device.startsWith("WebGPU") && cpu.device.startsWith("CPU"), `devices: ${cpu.device} / ${gpu.device}`);
@@ -768,7 +784,7 @@ async function main() {
     });
 
     // view suites kept in their own files: tests/e2e/views_*.mjs, each `export default async (h) => ...`
-    const h = { DIST, keystrokeMs, test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
+    const h = { DIST, keystrokeMs, urlOf, test, newPage, sel, settled, setText, predictions, errorText, exportJson, stillAnswers, shot, assert, sleep, metrics, TIMEOUT, LAYERS, HEADS, browser, server, CHROMIUM, FLAGS };
     for (const f of fs.readdirSync(here).filter((f) => /^views_.*\.mjs$/.test(f)).sort()) {
       const suite = await import(path.join(here, f));
       await suite.default(h);

@@ -57,7 +57,8 @@ export default async (h) => {
     const after = (await predictions(page)).map((p) => p.token).join(" ");
     assert(after !== before, `the predictions did not change with the model: ${after}`);
     assert(/2 layers × 2 heads, hidden 128/.test(await label(page)), `label: ${await label(page)}`);
-    assert(!page.url().includes("model="), `picked files are not in the URL: ${page.url()}`);
+    const url = await h.urlOf(page);
+    assert(!url.includes("model="), `picked files are not in the URL: ${url}`);
 
     // a URL of a folder on this origin: loaded, kept in the URL; a missing one: 404, the old stays
     await page.fill(sel("model-url"), "models/default");
@@ -77,7 +78,8 @@ export default async (h) => {
     await loaded(page, '"base"');
     await settled(page);
     assert((await predictions(page)).map((p) => p.token).join(" ") === after, "the base model by URL predicts as from the files");
-    assert(/model=models(%2F|\/)base(%2F|\/)/.test(page.url()), `a same-origin folder is kept in the URL: ${page.url()}`);
+    const url2 = await h.urlOf(page);
+    assert(/model=models(%2F|\/)base(%2F|\/)/.test(url2), `a same-origin folder is kept in the URL: ${url2}`);
     await shot(page, "model-03-loaded", ".model-bar");
     await page.context().close();
     fs.rmSync(dir, { recursive: true, force: true });

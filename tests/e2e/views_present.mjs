@@ -8,7 +8,8 @@ export default async (h) => {
     const before = await size();
     await page.click(sel("presenter"));
     await page.waitForFunction(() => document.getElementById("app").classList.contains("presenter"));
-    assert(/present=1/.test(page.url()), `not in the URL: ${page.url()}`);
+    const url = await h.urlOf(page);
+    assert(/present=1/.test(url), `not in the URL: ${url}`);
     assert((await size()) > before * 1.2, `not larger: ${before} -> ${await size()}`);
     assert((await page.getAttribute(sel("presenter"), "aria-pressed")) === "true", "aria-pressed");
     await shot(page, "present-01-on");
@@ -19,7 +20,8 @@ export default async (h) => {
     await p2.focus(sel("presenter"));
     await p2.keyboard.press("Enter");
     await p2.waitForFunction(() => !document.getElementById("app").classList.contains("presenter"));
-    assert(!/present=/.test(p2.url()), `still in the URL: ${p2.url()}`);
+    const url2 = await h.urlOf(p2);
+    assert(!/present=/.test(url2), `still in the URL: ${url2}`);
     assert((await predictions(p2)).length > 0, "no predictions");
     await page.context().close();
     await p2.context().close();

@@ -1,0 +1,86 @@
+// Keystroke latency of two or more builds of the page, measured side by side: one page per build,
+// all open at once, rounds of edits alternating between them, so a noisy machine slows each build
+// alike. Prints a table of p50 / p90 per build. A benchmark, not a test.
+//   node tests/e2e/compare_keystroke.mjs DIST_A DIST_B [...] [--rounds 8] [--edits 8] [--query ?device=cpu]
+import { chromium } from "playwright-core";
+import path from "node:path";
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+import { serve } from "./serve.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "..", "..");
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args.splice(i, 2)[1] : dflt;
+};
+const ROUNDS = Number(opt("rounds", "8"));
+const EDITS = Number(opt("edits", "8"));
+const QUERY = opt("query", "");
+const dists = args.map((d) => path.resolve(repo, d));
+if (dists.length < 2) {
+  console.error("usage: node tests/e2e/compare_keystroke.mjs DIST_A DIST_B [...] [--rounds N] [--edits N]");
+  process.exit(2);
+}
+const FLAGS = ["--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
+  "--disable-component-update", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"];
+
+const words = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
+const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
+
+/** One edit: the milliseconds until the page shows its answer and paints the next frame. */
+const edit = (page, text) => page.evaluate((text) => new Promise((resolve) => {
+  const s = document.getElementById("status");
+  const el = document.querySelector('[data-testid="text-input"]');
+  const before = Number(s.dataset.edit);
+  const t0 = performance.now();
+  const done = () => {
+    if (Number(s.dataset.edit) > before && s.dataset.shown === s.dataset.edit) {
+      obs.disconnect();
+      requestAnimationFrame(() => resolve(performance.now() - t0));
+      return true;
+    }
+    return false;
+  };
+  const obs = new MutationObserver(done);
+  obs.observe(s, { attributes: true });
+  el.value = text;
+  el.dispatchEvent(new InputEvent("input", { bubbles: true }));
+  done();
+}), text);
+
+const servers = await Promise.all(dists.map((d) => serve(d)));
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: FLAGS });
+try {
+  const pages = [];
+  for (const s of servers) {
+    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await ctx.newPage();
+    await page.goto(s.url + QUERY);
+    await page.waitForFunction(() => {
+      const st = document.getElementById("status");
+      return st && st.dataset.ready === "true" && st.dataset.shown === st.dataset.edit;
+    }, null, { timeout: 60_000 });
+    for (let i = 0; i < 10; i++) await edit(page, sentence(words[i % words.length])); // warm-up
+    pages.push(page);
+  }
+  const times = dists.map(() => []);
+  let n = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    // alternate which build goes first
+    const order = r % 2 ? [...pages.keys()].reverse() : [...pages.keys()];
+    for (const k of order) {
+      for (let e = 0; e < EDITS; e++) times[k].push(await edit(pages[k], sentence(words[(n++) % words.length]) + (e % 2 ? " " : "")));
+    }
+  }
+  const q = (xs, f) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(f * xs.length))];
+  const load = fs.existsSync("/proc/loadavg") ? fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") : "?";
+  console.log(`keystroke to updated predictions, 21 tokens, ${ROUNDS} rounds x ${EDITS} edits per build, load ${load}`);
+  console.log("| build | p50 ms | p90 ms |");
+  console.log("|---|---:|---:|");
+  dists.forEach((d, k) => console.log(`| ${path.relative(repo, d) || d} | ${q(times[k], 0.5).toFixed(1)} | ${q(times[k], 0.9).toFixed(1)} |`));
+} finally {
+  await browser.close();
+  for (const s of servers) await s.close();
+}
