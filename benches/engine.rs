@@ -121,7 +121,18 @@ fn page_keystroke(reps: usize) -> Option<Vec<(String, f64)>> {
     use bertscope::explain::snapshot::{finish, prepare};
     use bertscope::explain::Request;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default");
-    let bert = Bert::from_dir(&dir).ok()?;
+    let files = bertscope::bundle::ModelFiles::read_dir(&dir).ok()?;
+    let bert = Bert::from_files(&files).ok()?;
+    let tok_json = files.tokenizer_json.clone()?;
+    let s_tok = time(reps / 5, || {
+        std::hint::black_box(bertscope::tokenize::BertTokenizer::from_tokenizer_json(&tok_json, 512).unwrap());
+    });
+    let s_load = time(reps / 5, || {
+        std::hint::black_box(Bert::from_files(&files).unwrap());
+    });
+    let s_pos = time(reps / 5, || {
+        std::hint::black_box(bertscope::explain::embeddings::position_view(&bert));
+    });
     let text = "the quick brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.";
     let req = Request { text: text.into(), top_k: 5, ..Default::default() };
     let prep = prepare(&bert, &req).ok()?;
@@ -142,6 +153,9 @@ fn page_keystroke(reps: usize) -> Option<Vec<(String, f64)>> {
         std::hint::black_box(finish(&bert, &req, p, &trace));
     }) - s_prep;
     Some(vec![
+        ("load: model from its files (tokenizer + weights)".into(), s_load),
+        ("load: of which tokenizer.json".into(), s_tok),
+        ("load: position views (sent once per model)".into(), s_pos),
         (format!("tokenise + prepare ({t} tokens)"), s_prep),
         ("forward, encoder only".into(), s_enc),
         ("forward + MLM logits at the [MASK]".into(), s_fwd),

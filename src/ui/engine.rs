@@ -91,7 +91,12 @@ struct Worker {
     recent: std::collections::VecDeque<(f64, usize)>,
     /// WebGPU for the explainer's forward, when chosen and available.
     gpu: Gpu,
+    /// A model was loaded and its position views are not sent yet (they follow its first answer).
+    positions_due: bool,
 }
+
+/// The least milliseconds between two load-progress messages.
+const LOAD_PROGRESS_MS: f64 = 100.0;
 
 /// Throughput is averaged over about this long.
 const RATE_MS: f64 = 2000.0;
@@ -113,9 +118,7 @@ impl Worker {
                     let info = ModelInfo::of(&b);
                     self.bert = Some(b);
                     self.gpu.forget_model();
-                    if !self.send_positions(scope).await {
-                        return false;
-                    }
+                    self.positions_due = true;
                     FromEngine::Loaded { info, bytes, ms }
                 }
                 // the model loaded before (if any) stays
@@ -130,6 +133,7 @@ impl Worker {
                         let info = ModelInfo::of(&b);
                         self.bert = Some(b);
                         self.gpu.forget_model();
+                        self.positions_due = true;
                         FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
                     }
                     // the model loaded before stays
@@ -160,6 +164,15 @@ impl Worker {
                     return false;
                 }
                 span_end("send");
+                // The position views (folded at first) and Auto's one-off timing race wait until
+                // the answer is on its way: yield first, so the reply is posted before they run.
+                let positions = std::mem::take(&mut self.positions_due);
+                if positions || self.gpu.needs_race().is_some() {
+                    yield_now().await;
+                }
+                if positions && !self.send_positions(scope).await {
+                    return false;
+                }
                 if let Some(st) = self.race(&req).await {
                     return scope.send(FromEngine::Device(st)).await.is_ok();
                 }
@@ -539,6 +552,7 @@ async fn fetch_text(url: &str) -> Result<String, String> {
 /// and the milliseconds it took.
 async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f64), String> {
     let t0 = now_ms();
+    span_start("load-fetch");
     let names = ["config.json", "tokenizer_config.json", "tokenizer.json", "model.safetensors"];
     let urls: Vec<String> = names.iter().map(|n| format!("{base}{n}")).collect();
     let pending: Vec<_> = urls.iter().map(|u| start(u)).collect(); // all four in flight at once
@@ -569,21 +583,24 @@ async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f64), String>
             .flatten()
             .collect();
     let mut total: u64 = parts.iter().map(|r| content_length(r).unwrap_or(0)).sum();
-    let (mut loaded, mut reported) = (0u64, 0u64);
+    // progress at most every LOAD_PROGRESS_MS: each message re-renders the page, which would take
+    // the main thread's time from the load it reports on
+    let (mut loaded, mut reported_at) = (0u64, now_ms());
     let mut bodies = Vec::new();
     for r in parts {
         let mut body = Body::new(r);
         while let Some(n) = body.next().await? {
             loaded += n as u64;
             total = total.max(loaded); // a compressed Content-Length undercounts
-            if loaded - reported >= 256 * 1024 {
-                reported = loaded;
+            if now_ms() - reported_at >= LOAD_PROGRESS_MS {
+                reported_at = now_ms();
                 let _ = scope.send(FromEngine::Progress { loaded, total }).await;
             }
         }
         bodies.push(body.bytes);
     }
     let _ = scope.send(FromEngine::Progress { loaded, total: loaded }).await;
+    span_end("load-fetch");
 
     let text = |b: Vec<u8>, name: &str| String::from_utf8(b).map_err(|_| format!("{name} is not UTF-8 text"));
     let mut bodies = bodies.into_iter();
@@ -593,7 +610,9 @@ async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f64), String>
     let tokenizer_json = if tokenizer.ok() { Some(next()) } else { None };
     let vocab_txt = if vocab.is_some() { Some(text(next(), "vocab.txt")?) } else { None };
     let files = ModelFiles { config_json, weights: next(), tokenizer_json, vocab_txt, tokenizer_config_json };
+    span_start("load-parse");
     let bert = Bert::from_files(&files).map_err(|e| e.to_string())?;
+    span_end("load-parse");
     Ok((bert, loaded, now_ms() - t0))
 }
 

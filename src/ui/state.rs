@@ -292,6 +292,7 @@ impl AppState {
                     self.selected = None;
                 }
                 let replaced = self.ready();
+                self.positions = None; // the new model's follow its first answer
                 self.clamp_focus(&info);
                 self.load = Load::Ready { info, bytes, ms };
                 if let Some(p) = self.pending.take() {
@@ -535,8 +536,11 @@ mod tests {
         s.apply(Action::LoadModel { label: "tiny".into(), path: Some("models/tiny/".into()) });
         s.apply(Action::ToggleMask(2));
         let e = s.edit;
+        s.apply(Action::Engine(FromEngine::Positions(Box::default())));
+        assert!(s.positions.is_some());
         s.apply(Action::Engine(FromEngine::Loaded { info, bytes: 20, ms: 1.0 }));
         assert_eq!((s.model.as_str(), s.model_label.as_str(), s.edit), ("models/tiny/", "tiny", e + 1));
+        assert!(s.positions.is_none(), "the old model's position views go (the new ones follow its first answer)");
         assert!(s.masked.is_empty() && s.pending.is_none());
         assert_eq!(s.to_url().model.as_deref(), Some("models/tiny/"));
         s.apply(Action::ModelError("not a model".into()));
