@@ -184,18 +184,22 @@ impl<T: Real> BertParams<T> {
     /// BERT's initialisation (`_init_weights`): weights N(0, 0.02), biases 0, LayerNorm 1/0.
     pub fn init(cfg: &BertConfig, heads: Heads, seed: u64) -> Self {
         let mut rng = Rng::new(seed);
-        Self::build(cfg, heads, &mut || T::c(0.02 * rng.normal()))
+        Self::build(cfg, heads, Some(&mut || T::c(0.02 * rng.normal())))
     }
 
     /// All zeros (a skeleton to load into).
     pub fn zeros(cfg: &BertConfig, heads: Heads) -> Self {
-        Self::build(cfg, heads, &mut || T::zero())
+        Self::build(cfg, heads, None)
     }
 
-    /// The structure `cfg` and `heads` ask for; weight matrices drawn from `w`.
-    fn build(cfg: &BertConfig, heads: Heads, w: &mut dyn FnMut() -> T) -> Self {
+    /// The structure `cfg` and `heads` ask for; weight matrices drawn from `w`, or zeros when
+    /// None (a plain fill: calling a closure per element cost a loading page ~50 ms in wasm).
+    fn build(cfg: &BertConfig, heads: Heads, mut w: Option<&mut dyn FnMut() -> T>) -> Self {
         let (h, i, v) = (cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size);
-        let mut normal = |r: usize, c: usize| Array2::from_shape_simple_fn((r, c), &mut *w);
+        let mut normal = |r: usize, c: usize| match w.as_mut() {
+            Some(w) => Array2::from_shape_simple_fn((r, c), &mut **w),
+            None => Array2::zeros((r, c)),
+        };
         let ln = || LayerNorm { gamma: Array1::ones(h), beta: Array1::zeros(h) };
         let mut lin = |o: usize, n: usize| Linear { weight: normal(o, n), bias: Array1::zeros(o) };
         let emb = Embeddings {
