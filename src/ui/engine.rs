@@ -167,16 +167,18 @@ impl Worker {
                 // The position views (folded at first) and Auto's one-off timing race wait until
                 // the answer is on its way: yield first, so the reply is posted before they run.
                 let positions = std::mem::take(&mut self.positions_due);
-                if positions || self.gpu.needs_race().is_some() {
+                if positions || self.gpu.init_due() || self.gpu.needs_race().is_some() {
                     yield_now().await;
                 }
                 if positions && !self.send_positions(scope).await {
                     return false;
                 }
-                if let Some(st) = self.race(&req).await {
-                    return scope.send(FromEngine::Device(st)).await.is_ok();
-                }
-                return true;
+                let searched = self.gpu.init_if_due().await;
+                return match self.race(&req).await {
+                    Some(st) => scope.send(FromEngine::Device(st)).await.is_ok(),
+                    None if searched => scope.send(FromEngine::Device(self.gpu.status())).await.is_ok(),
+                    None => true,
+                };
             }
             ToEngine::Train(cmd) => return self.train(cmd, scope).await,
             ToEngine::Device(pref) => {

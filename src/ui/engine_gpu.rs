@@ -30,6 +30,9 @@ pub struct Gpu {
     failed: Option<String>,
     /// Auto's measurement on the loaded model: milliseconds of one forward on (CPU, WebGPU).
     race: Option<(f64, f64)>,
+    /// Auto was chosen and the adapter is not looked for yet: that waits until the first answer
+    /// is out (finding it takes a page ~50-100 ms, and Auto answers on the CPU path until its race).
+    init_due: bool,
 }
 
 impl Gpu {
@@ -42,19 +45,38 @@ impl Gpu {
             self.ctx = None;
             self.model = None;
         }
-        if pref != DevicePref::Cpu && self.ctx.is_none() {
-            let info = adapter_info().await;
-            let found = info.is_some();
-            let (adapter, emulated) = info.unwrap_or_default();
-            self.adapter = (!adapter.is_empty()).then_some(adapter);
-            self.emulated = emulated;
-            self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| match found {
-                false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
-                          chrome://flags/#enable-unsafe-webgpu). The CPU path answers, with the same numbers."
-                    .to_string(),
-                true => format!("WebGPU could not start ({}); the CPU path answers.", plain(&e)),
-            }));
+        self.init_due = pref == DevicePref::Auto && self.ctx.is_none();
+        if pref == DevicePref::Gpu && self.ctx.is_none() {
+            self.init().await;
         }
+    }
+
+    pub fn init_due(&self) -> bool {
+        self.init_due
+    }
+
+    /// Looks for the adapter when Auto's search was put off; true when it ran now.
+    pub async fn init_if_due(&mut self) -> bool {
+        if !std::mem::take(&mut self.init_due) || self.ctx.is_some() || self.pref != DevicePref::Auto {
+            return false;
+        }
+        self.init().await;
+        true
+    }
+
+    /// Finds the adapter and opens the device (or keeps why not).
+    async fn init(&mut self) {
+        let info = adapter_info().await;
+        let found = info.is_some();
+        let (adapter, emulated) = info.unwrap_or_default();
+        self.adapter = (!adapter.is_empty()).then_some(adapter);
+        self.emulated = emulated;
+        self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| match found {
+            false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
+                      chrome://flags/#enable-unsafe-webgpu). The CPU path answers, with the same numbers."
+                .to_string(),
+            true => format!("WebGPU could not start ({}); the CPU path answers.", plain(&e)),
+        }));
     }
 
     /// The context when the forward should run on WebGPU now.
