@@ -498,7 +498,9 @@ fn App() -> Html {
                 <h2>{ "5. Attention, every layer × head" }</h2>
                 <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
                 { match &snap {
-                    Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} on_select={on_select} /> },
+                    Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} on_select={on_select}
+                        hide={state.hide_specials} on_hide={{ let d = state.dispatcher(); Callback::from(move |on| d.dispatch(Action::HideSpecials(on))) }}
+                        derived_open={state.derived_open} on_derived={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowDerived(open))) }} /> },
                     None => placeholder("Heatmaps"),
                 } }
             </section>

@@ -56,6 +56,10 @@ pub struct AppState {
     /// "One head, step by step" and the FFN detail are open (closed: not computed, not sent).
     pub head_steps: bool,
     pub ffn_steps: bool,
+    /// The head average and rollout fold is open.
+    pub derived_open: bool,
+    /// [CLS]/[SEP] hidden in the attention views (a view of the same snapshot: no new request).
+    pub hide_specials: bool,
     /// The model folder (relative to the page), as kept in the URL.
     pub model: String,
     /// What the page calls the loaded model (the folder's name, a URL, "your files").
@@ -103,6 +107,10 @@ pub enum Action {
     FocusFfn(usize, usize),
     /// Open or close "one head, step by step" (`head`) or the FFN detail.
     ShowSteps { head: bool, open: bool },
+    /// Hide [CLS]/[SEP] in the attention views.
+    HideSpecials(bool),
+    /// Open or close the head average and rollout.
+    ShowDerived(bool),
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
     /// The user asked for another model: its label, and its folder when it can be kept in the URL
@@ -123,10 +131,12 @@ impl AppState {
             masked: url.masked.clone(),
             heads_off: url.heads_off.clone(),
             selected: url.selected,
-            head_focus: url.selected.unwrap_or((0, 0)),
-            ffn_focus: (0, 0),
-            head_steps: false,
-            ffn_steps: false,
+            head_focus: url.focus.or(url.selected).unwrap_or((0, 0)),
+            ffn_focus: url.ffn.unwrap_or((0, 0)),
+            head_steps: url.open.iter().any(|f| f == "steps"),
+            ffn_steps: url.open.iter().any(|f| f == "ffn"),
+            derived_open: url.open.iter().any(|f| f == "derived"),
+            hide_specials: url.hide,
             model: url.model.clone().unwrap_or_else(|| "models/default/".to_string()),
             model_label: short_name(url.model.as_deref().unwrap_or("models/default/")).to_string(),
             load: Load::Fetching { loaded: 0, total: 0 },
@@ -155,6 +165,14 @@ impl AppState {
             model: (self.model != "models/default/").then(|| self.model.clone()),
             device: (self.device_pref != DevicePref::Auto).then_some(self.device_pref),
             present: self.presenter,
+            focus: (self.head_focus != self.selected.unwrap_or((0, 0))).then_some(self.head_focus),
+            ffn: (self.ffn_focus != (0, 0)).then_some(self.ffn_focus),
+            hide: self.hide_specials,
+            open: [(self.head_steps, "steps"), (self.ffn_steps, "ffn"), (self.derived_open, "derived")]
+                .into_iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, f)| f.to_string())
+                .collect(),
         }
     }
 
@@ -249,6 +267,8 @@ impl AppState {
                     }
                 }
             }
+            Action::HideSpecials(on) => self.hide_specials = on,
+            Action::ShowDerived(open) => self.derived_open = open,
             Action::FocusFfn(l, t) => {
                 if (l, t) != self.ffn_focus {
                     self.ffn_focus = (l, t);
@@ -545,6 +565,25 @@ mod tests {
         assert_eq!(s.to_url().model.as_deref(), Some("models/tiny/"));
         s.apply(Action::ModelError("not a model".into()));
         assert_eq!(s.model_error.as_deref(), Some("not a model"));
+    }
+
+    #[test]
+    fn view_choices_live_in_the_url() {
+        let s = AppState::from_url(&UrlState::parse("?text=hi&head=1.0&focus=0.1&ffn=1.3&hide=1&open=ffn,derived"));
+        assert_eq!((s.selected, s.head_focus, s.ffn_focus), (Some((1, 0)), (0, 1), (1, 3)));
+        assert!(s.hide_specials && s.ffn_steps && s.derived_open && !s.head_steps);
+        assert!(s.request().ffn_steps && !s.request().head_steps, "an open fold from the URL is asked for");
+        let q = s.to_url().to_query();
+        assert_eq!(AppState::from_url(&UrlState::parse(&q)).to_url(), s.to_url(), "{q}");
+        // the defaults stay out of the URL; an enlarged head is the focus without `focus=`
+        let mut d = AppState::from_url(&UrlState::parse("?text=hi"));
+        assert_eq!(d.to_url().to_query(), "?text=hi");
+        d.apply(Action::Select(Some((1, 1))));
+        assert_eq!(d.to_url().to_query(), "?text=hi&head=1.1");
+        d.apply(Action::HideSpecials(true));
+        d.apply(Action::ShowDerived(true));
+        d.apply(Action::ShowSteps { head: true, open: true });
+        assert_eq!(d.to_url().to_query(), "?text=hi&head=1.1&hide=1&open=steps,derived");
     }
 
     #[test]

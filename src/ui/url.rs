@@ -1,4 +1,5 @@
-//! The page's state in its URL: `?text=..&pair=..&mask=2,5&off=0.1,1.0&head=1.0&model=..`.
+//! The page's state in its URL: `?text=..&pair=..&mask=2,5&off=0.1,1.0&head=1.0&focus=1.1&ffn=0.4
+//! &hide=1&open=steps,ffn,derived&model=..`.
 //! Query strings are read and written here (percent-encoding, UTF-8), so `?text=` works when
 //! opened directly and a shared link shows the same view.
 
@@ -21,7 +22,19 @@ pub struct UrlState {
     pub device: Option<DevicePref>,
     /// `present=1`: presenter mode (everything larger, for a projector).
     pub present: bool,
+    /// `focus=L.H`: the head shown step by step, when not the enlarged one (or 0.0 without one).
+    pub focus: Option<(usize, usize)>,
+    /// `ffn=L.T`: the (layer, token) of the FFN view, when not 0.0.
+    pub ffn: Option<(usize, usize)>,
+    /// `hide=1`: [CLS]/[SEP] hidden in the attention views.
+    pub hide: bool,
+    /// `open=steps,ffn,derived`: the folds open (one head step by step, the FFN, head average and
+    /// rollout), in that order; other names are ignored.
+    pub open: Vec<String>,
 }
+
+/// The fold names `open=` knows.
+pub const FOLDS: [&str; 3] = ["steps", "ffn", "derived"];
 
 /// Decodes `%XX` and `+` (a space) of one query component; invalid escapes are kept as they are,
 /// invalid UTF-8 becomes U+FFFD.
@@ -99,6 +112,10 @@ impl UrlState {
                 "model" => st.model = safe_model_path(&v),
                 "device" => st.device = DevicePref::from_key(&v),
                 "present" => st.present = v != "0",
+                "focus" => st.focus = pairs(&v).first().copied(),
+                "ffn" => st.ffn = pairs(&v).first().copied(),
+                "hide" => st.hide = v != "0",
+                "open" => st.open = FOLDS.iter().filter(|f| v.split(',').any(|x| x.trim() == **f)).map(|f| f.to_string()).collect(),
                 _ => {}
             }
         }
@@ -124,6 +141,18 @@ impl UrlState {
         }
         if let Some(s) = self.selected {
             parts.push(format!("head={}", join(&[s])));
+        }
+        if let Some(f) = self.focus {
+            parts.push(format!("focus={}", join(&[f])));
+        }
+        if let Some(f) = self.ffn {
+            parts.push(format!("ffn={}", join(&[f])));
+        }
+        if self.hide {
+            parts.push("hide=1".into());
+        }
+        if !self.open.is_empty() {
+            parts.push(format!("open={}", self.open.join(",")));
         }
         if let Some(m) = &self.model {
             parts.push(format!("model={}", encode(m)));
@@ -157,6 +186,10 @@ mod tests {
             model: Some("models/other/".into()),
             device: Some(DevicePref::Gpu),
             present: true,
+            focus: Some((0, 1)),
+            ffn: Some((1, 4)),
+            hide: true,
+            open: vec!["steps".into(), "derived".into()],
         };
         let q = st.to_query();
         assert!(q.starts_with("?text=the%20cat%20%26"), "{q}");
@@ -177,6 +210,8 @@ mod tests {
         assert_eq!(UrlState::parse("?device=WebGPU").device, Some(DevicePref::Gpu));
         assert_eq!(UrlState::parse("?device=cpu").device, Some(DevicePref::Cpu));
         assert_eq!(UrlState::parse("?device=tpu").device, None);
+        assert_eq!(UrlState::parse("?open=derived,bogus,steps").open, ["steps", "derived"]);
+        assert!(UrlState::parse("?hide=1").hide && !UrlState::parse("?hide=0").hide);
     }
 
     #[test]

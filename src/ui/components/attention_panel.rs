@@ -21,24 +21,30 @@ pub struct Props {
     pub snapshot: SnapRef,
     pub selected: Option<(usize, usize)>,
     pub on_select: Callback<Option<(usize, usize)>>,
+    /// [CLS]/[SEP] hidden (kept by the page, so it is in the URL).
+    pub hide: bool,
+    pub on_hide: Callback<bool>,
+    /// The head average and rollout fold is open.
+    pub derived_open: bool,
+    pub on_derived: Callback<bool>,
 }
 
 #[component]
 pub fn AttentionPanel(p: &Props) -> Html {
-    let hide = use_state(|| false);
+    let hide = p.hide;
     // the view every picture below draws from; computed here from the engine's numbers (see
     // explain::attention_views for why not in the worker)
-    let view = use_memo((p.snapshot.clone(), *hide), |(s, hide)| match hide {
+    let view = use_memo((p.snapshot.clone(), hide), |(s, hide)| match hide {
         true => SnapRef(Rc::new(without_specials(s))),
         false => s.clone(),
     });
     let view = (*view).clone();
     let tokens = use_memo(view.clone(), |v| Rc::new(v.tokens.iter().map(|t| show_token(&t.text)).collect::<Vec<_>>()));
     let tokens = (*tokens).clone();
-    let note = AttrValue::from(if *hide { NOTE_HIDDEN } else { NOTE_ALL });
+    let note = AttrValue::from(if hide { NOTE_HIDDEN } else { NOTE_ALL });
     let onchange = {
-        let hide = hide.clone();
-        Callback::from(move |e: Event| hide.set(e.target_unchecked_into::<HtmlInputElement>().checked()))
+        let on_hide = p.on_hide.clone();
+        Callback::from(move |e: Event| on_hide.emit(e.target_unchecked_into::<HtmlInputElement>().checked()))
     };
     let selected = p.selected.filter(|&(l, h)| l < view.layers && h < view.heads);
     let head_values = use_memo((view.clone(), selected), |(v, sel)| sel.map(|(l, h)| Mat::new(v.head(l, h).to_vec())));
@@ -57,12 +63,13 @@ pub fn AttentionPanel(p: &Props) -> Html {
     html! {
         <div class="attention-panel">
             <label class="toggle">
-                <input type="checkbox" data-testid="hide-specials" checked={*hide} {onchange} />
+                <input type="checkbox" data-testid="hide-specials" checked={hide} {onchange} />
                 { " hide [CLS]/[SEP] (drops their rows and columns; each row is renormalised to sum 1)" }
             </label>
             <AttentionGrid snapshot={view.clone()} selected={p.selected} on_select={p.on_select.clone()} note={note.clone()} />
             { lines }
-            <Fold label="Head average and attention rollout (heatmaps and lines)" testid="fold-derived">
+            <Fold label="Head average and attention rollout (heatmaps and lines)" testid="fold-derived"
+                open={p.derived_open} on_toggle={p.on_derived.clone()}>
                 <div class="derived-row">
                     <HeadAverage snapshot={view.clone()} tokens={tokens.clone()} note={note.clone()} />
                     <AttentionRollout snapshot={view} {tokens} {note} />
