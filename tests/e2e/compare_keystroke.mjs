@@ -8,6 +8,7 @@ import path from "node:path";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
+import { FLAGS, SETTLED, WORDS as words, keystrokeMs as edit, sentence } from "./page_lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
@@ -25,32 +26,6 @@ if (dists.length < 2) {
   console.error("usage: node tests/e2e/compare_keystroke.mjs DIST_A DIST_B [...] [--rounds N] [--edits N]");
   process.exit(2);
 }
-const FLAGS = ["--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
-  "--disable-component-update", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"];
-
-const words = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
-const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
-
-/** One edit: the milliseconds until the page shows its answer and paints the next frame. */
-const edit = (page, text) => page.evaluate((text) => new Promise((resolve) => {
-  const s = document.getElementById("status");
-  const el = document.querySelector('[data-testid="text-input"]');
-  const before = Number(s.dataset.edit);
-  const t0 = performance.now();
-  const done = () => {
-    if (Number(s.dataset.edit) > before && s.dataset.shown === s.dataset.edit) {
-      obs.disconnect();
-      requestAnimationFrame(() => resolve(performance.now() - t0));
-      return true;
-    }
-    return false;
-  };
-  const obs = new MutationObserver(done);
-  obs.observe(s, { attributes: true });
-  el.value = text;
-  el.dispatchEvent(new InputEvent("input", { bubbles: true }));
-  done();
-}), text);
 
 const servers = await Promise.all(dists.map((d) => serve(d)));
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: FLAGS });
@@ -72,10 +47,7 @@ try {
     const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await ctx.newPage();
     await page.goto(s.url + QUERY);
-    await page.waitForFunction(() => {
-      const st = document.getElementById("status");
-      return st && st.dataset.ready === "true" && st.dataset.shown === st.dataset.edit;
-    }, null, { timeout: 60_000 });
+    await page.waitForFunction(SETTLED, null, { timeout: 60_000 });
     for (let i = 0; i < 10; i++) await edit(page, sentence(words[i % words.length])); // warm-up
     pages.push(page);
   }

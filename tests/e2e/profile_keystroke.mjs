@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
+import { FLAGS, SETTLED, WORDS, keystrokeMs, sentence } from "./page_lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
@@ -17,40 +18,15 @@ const arg = (name, dflt) => {
 const DIST = path.resolve(repo, arg("dist", "dist"));
 const EDITS = Number(arg("edits", "30"));
 const TRACE = path.resolve(repo, arg("trace", "target/keystroke-trace.json"));
-const FLAGS = ["--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
-  "--disable-component-update", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"];
 
 const server = await serve(DIST);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: FLAGS });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(server.url + arg("query", ""));
-  const settled = () => page.waitForFunction(() => {
-    const s = document.getElementById("status");
-    return s && s.dataset.ready === "true" && s.dataset.shown === s.dataset.edit;
-  }, null, { timeout: 30_000 });
-  await settled();
-  const words = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
-  const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
-  const edit = (text) => page.evaluate((text) => new Promise((resolve) => {
-    const s = document.getElementById("status");
-    const el = document.querySelector('[data-testid="text-input"]');
-    const before = Number(s.dataset.edit);
-    const t0 = performance.now();
-    const done = () => {
-      if (Number(s.dataset.edit) > before && s.dataset.shown === s.dataset.edit) {
-        obs.disconnect();
-        requestAnimationFrame(() => resolve(performance.now() - t0));
-        return true;
-      }
-      return false;
-    };
-    const obs = new MutationObserver(done);
-    obs.observe(s, { attributes: true });
-    el.value = text;
-    el.dispatchEvent(new InputEvent("input", { bubbles: true }));
-    done();
-  }), text);
+  await page.waitForFunction(SETTLED, null, { timeout: 30_000 });
+  const words = WORDS;
+  const edit = (text) => keystrokeMs(page, text);
   for (let i = 0; i < 10; i++) await edit(sentence(words[i % words.length]));
   await browser.startTracing(page, { path: TRACE, categories: ["devtools.timeline", "v8.execute", "blink.user_timing", "disabled-by-default-v8.cpu_profiler"] });
   const ms = [];

@@ -9,6 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
+import { FLAGS, SETTLED, WORDS, keystrokeMs, sentence } from "./page_lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..");
@@ -20,14 +21,6 @@ const DIST = path.resolve(repo, arg("dist", "dist"));
 const SHOTS = path.resolve(repo, arg("shots", "target/screenshots"));
 const METRICS = path.resolve(repo, arg("metrics", "target/e2e-metrics.json"));
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const FLAGS = [
-  "--no-sandbox",
-  "--enable-unsafe-webgpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-];
 const TIMEOUT = 30_000;
 // the default model's shape (bert-tiny)
 const LAYERS = 2, HEADS = 2, MAX_LEN = 512;
@@ -44,10 +37,7 @@ const sel = (id) => `[data-testid="${id}"]`;
 
 /** Waits until the page shows the answer to its latest input (a snapshot or a message). */
 async function settled(page) {
-  await page.waitForFunction(() => {
-    const app = document.getElementById("status");
-    return app && app.dataset.ready === "true" && app.dataset.shown === app.dataset.edit;
-  }, null, { timeout: TIMEOUT });
+  await page.waitForFunction(SETTLED, null, { timeout: TIMEOUT });
 }
 
 async function setText(page, id, text) {
@@ -94,31 +84,6 @@ async function stillAnswers(page) {
 async function urlOf(page) {
   await sleep(700);
   return page.evaluate(() => location.href);
-}
-
-/** Types `text` into the sentence box at once and returns the milliseconds until the page shows
- *  the answer to it and has painted the next frame. */
-function keystrokeMs(page, text) {
-  return page.evaluate((text) => new Promise((resolve, reject) => {
-    const app = document.getElementById("status");
-    const el = document.querySelector('[data-testid="text-input"]');
-    const before = Number(app.dataset.edit);
-    const t0 = performance.now();
-    const done = () => {
-      if (Number(app.dataset.edit) > before && app.dataset.shown === app.dataset.edit) {
-        obs.disconnect();
-        requestAnimationFrame(() => resolve(performance.now() - t0)); // until the next frame is painted
-        return true;
-      }
-      return false;
-    };
-    const obs = new MutationObserver(done);
-    obs.observe(app, { attributes: true });
-    setTimeout(() => reject(new Error("no update in 10 s")), 10_000);
-    el.value = text;
-    el.dispatchEvent(new InputEvent("input", { bubbles: true }));
-    done();
-  }), text);
 }
 
 async function shot(page, name, locator) {
@@ -808,8 +773,7 @@ async function main() {
       // after 10 warm-up edits (the browser compiles hot wasm functions in tiers)
       page = await newPage(process.env.MEASURE_QUERY || ""); // e.g. MEASURE_QUERY=?device=cpu
       await settled(page);
-      const words = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
-      const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
+      const words = WORDS;
       await setText(page, "text-input", sentence("quick"));
       const ntok = await page.$$eval(`${sel("tokens")} > *`, (els) => els.length);
       // long tasks on the UI thread while the model runs

@@ -3,8 +3,8 @@
 
 use super::SnapRef;
 use crate::explain::colormap;
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use super::canvas_px::{is_drawn, put_pixels};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// Draws `values` (n * n, row-major, in [0, 1]) into the canvas, one pixel per cell, unless
@@ -14,15 +14,10 @@ pub(super) fn draw(canvas: &NodeRef, values: &[f32], n: usize, only_if_blank: bo
     if n == 0 || values.len() != n * n {
         return None;
     }
-    if only_if_blank && c.width() == n as u32 && c.height() == n as u32 {
+    if only_if_blank && is_drawn(&c, n, n) {
         return Some(());
     }
-    c.set_width(n as u32);
-    c.set_height(n as u32);
-    let ctx: CanvasRenderingContext2d = c.get_context("2d").ok()??.dyn_into().ok()?;
-    let px = colormap::rgba(values);
-    let img = ImageData::new_with_u8_clamped_array_and_sh(Clamped(px.as_slice()), n as u32, n as u32).ok()?;
-    ctx.put_image_data(&img, 0.0, 0.0).ok()
+    put_pixels(&c, &colormap::rgba(values), n, n)
 }
 
 /// A canvas ref that always shows head (`layer`, `head`) of `snapshot`: drawn when they change,

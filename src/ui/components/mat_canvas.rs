@@ -4,8 +4,8 @@
 
 use crate::explain::colormap::viridis;
 use std::rc::Rc;
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use super::canvas_px::put_pixels;
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -31,17 +31,13 @@ fn draw(c: &HtmlCanvasElement, values: &[f32], (r, cc): (usize, usize), (lo, hi)
     if r == 0 || cc == 0 || values.len() != r * cc {
         return None;
     }
-    c.set_width(cc as u32);
-    c.set_height(r as u32);
-    let ctx: CanvasRenderingContext2d = c.get_context("2d").ok()??.dyn_into().ok()?;
     let span = if hi > lo { hi - lo } else { 1.0 };
     let mut px = Vec::with_capacity(r * cc * 4);
     for (i, &v) in values.iter().enumerate() {
         let rgb = if dead.get(i % cc).copied().unwrap_or(false) { [0xbb, 0xbb, 0xbb] } else { viridis((v - lo) / span) };
         px.extend_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
     }
-    let img = ImageData::new_with_u8_clamped_array_and_sh(Clamped(px.as_slice()), cc as u32, r as u32).ok()?;
-    ctx.put_image_data(&img, 0.0, 0.0).ok()
+    put_pixels(c, &px, r, cc)
 }
 
 #[component]

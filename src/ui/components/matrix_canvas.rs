@@ -4,8 +4,8 @@
 
 use crate::explain::{colormap, diverging};
 use std::rc::Rc;
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use super::canvas_px::{is_drawn, put_pixels};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// How values become colours.
@@ -35,15 +35,10 @@ fn draw(canvas: &NodeRef, values: &[f32], rows: usize, cols: usize, scale: Scale
     if rows == 0 || cols == 0 || values.len() != rows * cols {
         return None;
     }
-    if only_if_blank && c.width() == cols as u32 && c.height() == rows as u32 {
+    if only_if_blank && is_drawn(&c, rows, cols) {
         return Some(());
     }
-    c.set_width(cols as u32);
-    c.set_height(rows as u32);
-    let ctx: CanvasRenderingContext2d = c.get_context("2d").ok()??.dyn_into().ok()?;
-    let px = scale.pixels(values);
-    let img = ImageData::new_with_u8_clamped_array_and_sh(Clamped(px.as_slice()), cols as u32, rows as u32).ok()?;
-    ctx.put_image_data(&img, 0.0, 0.0).ok()
+    put_pixels(&c, &scale.pixels(values), rows, cols)
 }
 
 #[derive(Properties, PartialEq)]

@@ -15,6 +15,7 @@ mod error_box;
 mod export;
 mod ffn_panel;
 mod fold;
+mod canvas_px;
 mod grid_events;
 mod head_average;
 mod head_steps;

@@ -1,0 +1,46 @@
+// What the e2e suite and the page benchmarks share: Chromium's flags, the measure test's sentence,
+// and one timed edit of the sentence box.
+
+export const FLAGS = [
+  "--no-sandbox",
+  "--enable-unsafe-webgpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+];
+
+/** The measure test's 21-token sentence with one word swapped in. */
+export const WORDS = ["quick", "slow", "happy", "sad", "small", "big", "old", "young", "red", "green"];
+export const sentence = (w) => `the ${w} brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.`;
+
+/** Whether the page shows the answer to its latest input (in the page). */
+export const SETTLED = () => {
+  const s = document.getElementById("status");
+  return s && s.dataset.ready === "true" && s.dataset.shown === s.dataset.edit;
+};
+
+/** Types `text` into the sentence box at once and returns the milliseconds until the page shows
+ *  the answer to it and has painted the next frame. */
+export function keystrokeMs(page, text) {
+  return page.evaluate((text) => new Promise((resolve, reject) => {
+    const app = document.getElementById("status");
+    const el = document.querySelector('[data-testid="text-input"]');
+    const before = Number(app.dataset.edit);
+    const t0 = performance.now();
+    const done = () => {
+      if (Number(app.dataset.edit) > before && app.dataset.shown === app.dataset.edit) {
+        obs.disconnect();
+        requestAnimationFrame(() => resolve(performance.now() - t0)); // until the next frame is painted
+        return true;
+      }
+      return false;
+    };
+    const obs = new MutationObserver(done);
+    obs.observe(app, { attributes: true });
+    setTimeout(() => reject(new Error("no update in 10 s")), 10_000);
+    el.value = text;
+    el.dispatchEvent(new InputEvent("input", { bubbles: true }));
+    done();
+  }), text);
+}
