@@ -3,7 +3,7 @@
 // page shows (tokens / s over its last 2 s, wall clock, frames and batch views included), the
 // median of readings taken every 500 ms after warm-up. The CLI: `bertscope train` on the same
 // corpus and settings (its own tokens_per_s, evaluation off).
-//   node tests/e2e/bench_train.mjs [--cli target/release/bertscope] [--out target/bench-train.json]
+//   node tests/e2e/bench_train.mjs [--cli target/release/bertscope] [--dist dist] [--out target/bench-train.json]
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -18,6 +18,7 @@ const arg = (name, dflt) => {
 };
 const CLI = path.resolve(repo, arg("cli", "target/release/bertscope"));
 const OUT = path.resolve(repo, arg("out", "target/bench-train.json"));
+const DIST = path.resolve(repo, arg("dist", "dist"));
 const sel = (id) => `[data-testid="${id}"]`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -60,7 +61,7 @@ function cli_rate(c) {
   return { tokens_per_s: median(logs.map((l) => l.tokens_per_s)), logs: logs.length };
 }
 
-const server = await serve(path.join(repo, "dist"));
+const server = await serve(DIST);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
 const results = [];
 try {
