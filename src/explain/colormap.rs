@@ -16,20 +16,51 @@ const STOPS: [[u8; 3]; 11] = [
     [0xfd, 0xe7, 0x25],
 ];
 
+/// The colour at `u` in [0, 1] (clamped; NaN as 0) of a scale interpolated linearly between
+/// evenly spaced `stops` (this module's viridis and diverging.rs's PuOr).
+pub fn between_stops(stops: &[[u8; 3]], u: f32) -> [u8; 3] {
+    let u = if u.is_nan() { 0.0 } else { u.clamp(0.0, 1.0) };
+    let x = u * (stops.len() - 1) as f32;
+    let i = (x.floor() as usize).min(stops.len() - 2);
+    let f = x - i as f32;
+    let (a, b) = (stops[i], stops[i + 1]);
+    std::array::from_fn(|c| (a[c] as f32 + f * (b[c] as f32 - a[c] as f32)).round() as u8)
+}
+
+/// `#rrggbb`.
+pub fn hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// A CSS `linear-gradient` through `stops`, first on the left, for a legend.
+pub fn css_gradient_of(stops: &[[u8; 3]]) -> String {
+    let stops: Vec<String> = stops.iter().map(|&s| hex(s)).collect();
+    format!("linear-gradient(to right, {})", stops.join(", "))
+}
+
+/// One RGBA pixel per value, coloured by `colour`.
+pub fn pixels(values: &[f32], colour: impl Fn(f32) -> [u8; 3]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 4);
+    for &v in values {
+        let [r, g, b] = colour(v);
+        out.extend_from_slice(&[r, g, b, 255]);
+    }
+    out
+}
+
+/// Perceived lightness (Rec. 709 luma, 0..255) of a colour: what the scales' tests order by.
+pub fn luma([r, g, b]: [u8; 3]) -> f32 {
+    0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32
+}
+
 /// The colour of `t` in [0, 1] (clamped; NaN is drawn as 0).
 pub fn viridis(t: f32) -> [u8; 3] {
-    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
-    let x = t * (STOPS.len() - 1) as f32;
-    let i = (x.floor() as usize).min(STOPS.len() - 2);
-    let f = x - i as f32;
-    let (a, b) = (STOPS[i], STOPS[i + 1]);
-    std::array::from_fn(|c| (a[c] as f32 + f * (b[c] as f32 - a[c] as f32)).round() as u8)
+    between_stops(&STOPS, t)
 }
 
 /// `#rrggbb` of `t`.
 pub fn viridis_hex(t: f32) -> String {
-    let [r, g, b] = viridis(t);
-    format!("#{r:02x}{g:02x}{b:02x}")
+    hex(viridis(t))
 }
 
 /// Text that reads on top of the colour of `t` (dark on the light end).
@@ -39,18 +70,12 @@ pub fn text_on(t: f32) -> &'static str {
 
 /// A CSS `linear-gradient` running from 0 (left) to 1 (right), for the legend.
 pub fn css_gradient() -> String {
-    let stops: Vec<String> = (0..STOPS.len()).map(|i| viridis_hex(i as f32 / 10.0)).collect();
-    format!("linear-gradient(to right, {})", stops.join(", "))
+    css_gradient_of(&STOPS)
 }
 
 /// `n` * `n` probabilities (row-major) as RGBA pixels, one pixel per cell.
 pub fn rgba(values: &[f32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * 4);
-    for &v in values {
-        let [r, g, b] = viridis(v);
-        out.extend_from_slice(&[r, g, b, 255]);
-    }
-    out
+    pixels(values, viridis)
 }
 
 #[cfg(test)]
@@ -70,11 +95,8 @@ mod tests {
     #[test]
     fn lightness_grows_monotonically() {
         // viridis is sequential: perceived lightness increases from 0 to 1
-        let luma = |t: f32| {
-            let [r, g, b] = viridis(t);
-            0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32
-        };
-        let l: Vec<f32> = (0..=100).map(|i| luma(i as f32 / 100.0)).collect();
+        let light = |t: f32| luma(viridis(t));
+        let l: Vec<f32> = (0..=100).map(|i| light(i as f32 / 100.0)).collect();
         assert!(l.windows(2).all(|w| w[1] >= w[0] - 0.5), "{l:?}");
     }
 

@@ -2,6 +2,8 @@
 //! colour-blind-safe purple (negative) - near white (0) - orange (positive) scale, interpolated
 //! linearly between its 11 stops.
 
+use super::colormap::{between_stops, css_gradient_of, hex, pixels};
+
 /// ColorBrewer PuOr (11 classes), from -1 (dark purple) to +1 (dark orange).
 const STOPS: [[u8; 3]; 11] = [
     [0x2d, 0x00, 0x4b],
@@ -19,35 +21,24 @@ const STOPS: [[u8; 3]; 11] = [
 
 /// The colour of `t` in [-1, 1] (clamped; NaN is drawn as 0).
 pub fn puor(t: f32) -> [u8; 3] {
-    let t = if t.is_nan() { 0.0 } else { t.clamp(-1.0, 1.0) };
-    let x = (t + 1.0) * 0.5 * (STOPS.len() - 1) as f32;
-    let i = (x.floor() as usize).min(STOPS.len() - 2);
-    let f = x - i as f32;
-    let (a, b) = (STOPS[i], STOPS[i + 1]);
-    std::array::from_fn(|c| (a[c] as f32 + f * (b[c] as f32 - a[c] as f32)).round() as u8)
+    let t = if t.is_nan() { 0.0 } else { t };
+    between_stops(&STOPS, (t + 1.0) * 0.5)
 }
 
 /// `#rrggbb` of `t`.
 pub fn puor_hex(t: f32) -> String {
-    let [r, g, b] = puor(t);
-    format!("#{r:02x}{g:02x}{b:02x}")
+    hex(puor(t))
 }
 
 /// A CSS `linear-gradient` from -1 (left) to +1 (right), for the legend.
 pub fn css_gradient() -> String {
-    let stops: Vec<String> = (0..STOPS.len()).map(|i| puor_hex(i as f32 / 5.0 - 1.0)).collect();
-    format!("linear-gradient(to right, {})", stops.join(", "))
+    css_gradient_of(&STOPS)
 }
 
 /// `values` divided by `max_abs` as RGBA pixels, one pixel per value.
 pub fn rgba(values: &[f32], max_abs: f32) -> Vec<u8> {
     let inv = if max_abs > 0.0 { 1.0 / max_abs } else { 0.0 };
-    let mut out = Vec::with_capacity(values.len() * 4);
-    for &v in values {
-        let [r, g, b] = puor(v * inv);
-        out.extend_from_slice(&[r, g, b, 255]);
-    }
-    out
+    pixels(values, |v| puor(v * inv))
 }
 
 /// The largest |v| (0 for an empty slice; NaN ignored).
@@ -70,6 +61,7 @@ pub fn quantile_abs(values: &[f32], q: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explain::colormap::luma;
 
     #[test]
     fn ends_and_middle_are_puor() {
@@ -82,13 +74,10 @@ mod tests {
 
     #[test]
     fn lightness_falls_away_from_zero_on_both_sides() {
-        let luma = |t: f32| {
-            let [r, g, b] = puor(t);
-            0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32
-        };
+        let light = |t: f32| luma(puor(t));
         for i in 0..50 {
             let (a, b) = (i as f32 / 50.0, (i + 1) as f32 / 50.0);
-            assert!(luma(b) <= luma(a) + 0.5 && luma(-b) <= luma(-a) + 0.5, "at {a}");
+            assert!(light(b) <= light(a) + 0.5 && light(-b) <= light(-a) + 0.5, "at {a}");
         }
     }
 

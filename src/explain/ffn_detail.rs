@@ -9,7 +9,8 @@ use super::snapshot::LayerSummary;
 use crate::bundle::Bert;
 use crate::cpu::activation::activation_forward;
 use crate::model::forward::ForwardTrace;
-use ndarray::Array2;
+use crate::model::params::LayerNorm;
+use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
 /// Points of the activation curve drawn under the token's values.
@@ -64,26 +65,13 @@ pub fn ffn_detail(bert: &Bert, trace: &ForwardTrace<f32>, layer: usize, token: u
     let token = token.min(trace.t.saturating_sub(1));
     let (lt, lp) = (&trace.layers[layer], &bert.params.layers[layer]);
     let row = |a: &Array2<f32>| a.row(token).to_vec();
-    let eps = bert.cfg.layer_norm_eps;
-    let slice = |a: &ndarray::Array1<f32>| a.to_vec();
-    let ln1 = ln_detail(
-        row(&lt.attn_res),
-        lt.attn_ln_mean[token],
-        lt.attn_ln_rstd[token],
-        eps,
-        &slice(&lp.attn_ln.gamma),
-        &slice(&lp.attn_ln.beta),
-        row(&lt.attn_ln_out),
-    );
-    let ln2 = ln_detail(
-        row(&lt.out_res),
-        lt.out_ln_mean[token],
-        lt.out_ln_rstd[token],
-        eps,
-        &slice(&lp.out_ln.gamma),
-        &slice(&lp.out_ln.beta),
-        row(&trace.hidden[layer + 1]),
-    );
+    // one LayerNorm of the token: its input (the residual sum), statistics, parameters, output
+    let ln = |input: &Array2<f32>, mean: &Array1<f32>, rstd: &Array1<f32>, p: &LayerNorm<f32>, out: &Array2<f32>| {
+        let (g, b) = (p.gamma.to_vec(), p.beta.to_vec());
+        ln_detail(row(input), mean[token], rstd[token], bert.cfg.layer_norm_eps, &g, &b, row(out))
+    };
+    let ln1 = ln(&lt.attn_res, &lt.attn_ln_mean, &lt.attn_ln_rstd, &lp.attn_ln, &lt.attn_ln_out);
+    let ln2 = ln(&lt.out_res, &lt.out_ln_mean, &lt.out_ln_rstd, &lp.out_ln, &trace.hidden[layer + 1]);
     let ffn_pre = row(&lt.ffn_pre);
     let (lo, hi) = ffn_pre.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
     let (lo, hi) = if lo.is_finite() && hi > lo { (lo, hi) } else { (-3.0, 3.0) };
@@ -97,10 +85,10 @@ pub fn ffn_detail(bert: &Bert, trace: &ForwardTrace<f32>, layer: usize, token: u
         attn_dense: row(&lt.attn_dense),
         ln1,
         ffn_pre,
-        b1: slice(&lp.intermediate.bias),
+        b1: lp.intermediate.bias.to_vec(),
         ffn_act: row(&lt.ffn_act),
         ffn_out: row(&lt.ffn_out),
-        b2: slice(&lp.output.bias),
+        b2: lp.output.bias.to_vec(),
         ln2,
         curve: xs.iter().copied().zip(ys.iter().copied()).collect(),
     }

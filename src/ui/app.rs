@@ -125,6 +125,12 @@ fn replace_url_soon(timer: &RefCell<UrlTimer>, query: String) {
     }
 }
 
+/// A callback that hands `f(value)` to the page's state.
+fn to_state<T: 'static>(state: &UseReducerHandle<AppState>, f: impl Fn(T) -> Action + 'static) -> Callback<T> {
+    let d = state.dispatcher();
+    Callback::from(move |v: T| d.dispatch(f(v)))
+}
+
 fn mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.mark(name);
@@ -256,10 +262,7 @@ fn App() -> Html {
         });
     }
 
-    let on = |f: fn(String) -> Action| {
-        let d = state.dispatcher();
-        Callback::from(move |v: String| d.dispatch(f(v)))
-    };
+    let on = |f: fn(String) -> Action| to_state(&state, f);
     let on_text = on(Action::SetText);
     let on_device = {
         let d = state.dispatcher();
@@ -499,8 +502,8 @@ fn App() -> Html {
                 <p class="hint">{ "Each square is one head: row i shows how much token i attends to every token (softmax of scaled query·key scores). Click one to enlarge it." }</p>
                 { match &snap {
                     Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} on_select={on_select}
-                        hide={state.hide_specials} on_hide={{ let d = state.dispatcher(); Callback::from(move |on| d.dispatch(Action::HideSpecials(on))) }}
-                        derived_open={state.derived_open} on_derived={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowDerived(open))) }} /> },
+                        hide={state.hide_specials} on_hide={to_state(&state, Action::HideSpecials)}
+                        derived_open={state.derived_open} on_derived={to_state(&state, Action::ShowDerived)} /> },
                     None => placeholder("Heatmaps"),
                 } }
             </section>
@@ -509,7 +512,7 @@ fn App() -> Html {
                 <h2>{ "6. One head, step by step" }</h2>
                 <p class="hint">{ "The head picked here (or enlarged above), from the token vectors X to its share of the layer's output. Click a cell (or focus a matrix and use the arrow keys) for its formula with the numbers." }</p>
                 <Fold label="Show Q, K, V, the scores, softmax and the output, step by step" testid="fold-head-steps"
-                    open={state.head_steps} on_toggle={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowSteps { head: true, open })) }}>
+                    open={state.head_steps} on_toggle={to_state(&state, |open| Action::ShowSteps { head: true, open })}>
                     { match &snap { Some(s) => html! { <HeadSteps snapshot={s.clone()} on_focus={on_head_focus} /> }, None => placeholder("Head steps") } }
                 </Fold>
             </section>
@@ -518,7 +521,7 @@ fn App() -> Html {
                 <h2>{ "7. FFN, residual + LayerNorm" }</h2>
                 <p class="hint">{ "The second half of a layer for one token: add the attention output to the input (residual), LayerNorm, the feed-forward network (expand, GELU, project back), add again, LayerNorm." }</p>
                 <Fold label="Show the residual, LayerNorm, FFN and GELU for one token" testid="fold-ffn"
-                    open={state.ffn_steps} on_toggle={{ let d = state.dispatcher(); Callback::from(move |open| d.dispatch(Action::ShowSteps { head: false, open })) }}>
+                    open={state.ffn_steps} on_toggle={to_state(&state, |open| Action::ShowSteps { head: false, open })}>
                 { match &snap {
                     Some(s) => html! { <>
                         <FfnPanel snapshot={s.clone()} on_focus={on_ffn_focus} />

@@ -8,17 +8,12 @@ import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
+import { REPO as repo, pathArg } from "./page_lib.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
-const CLI = path.resolve(repo, arg("cli", "target/release/bertscope"));
-const OUT = path.resolve(repo, arg("out", "target/bench-train.json"));
-const DIST = path.resolve(repo, arg("dist", "dist"));
+const CLI = pathArg("cli", "target/release/bertscope");
+const OUT = pathArg("out", "target/bench-train.json");
+const DIST = pathArg("dist", "dist");
 const sel = (id) => `[data-testid="${id}"]`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

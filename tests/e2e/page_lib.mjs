@@ -1,5 +1,18 @@
-// What the e2e suite and the page benchmarks share: Chromium's flags, the measure test's sentence,
-// and one timed edit of the sentence box.
+// What the e2e suite and the page benchmarks share: the repository's root and the command line,
+// Chromium's flags, the measure test's sentence, and one timed edit of the sentence box.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The value after `--name` on the command line, or `dflt`. */
+export function arg(name, dflt) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+}
+
+/** A path given as `--name` (or `dflt`), relative to the repository's root. */
+export const pathArg = (name, dflt) => path.resolve(REPO, arg(name, dflt));
 
 export const FLAGS = [
   "--no-sandbox",

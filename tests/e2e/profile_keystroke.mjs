@@ -4,20 +4,12 @@
 //   node tests/e2e/profile_keystroke.mjs [--dist dist] [--edits 30] [--query ?device=cpu] [--trace FILE]
 import { chromium } from "playwright-core";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
-import { FLAGS, SETTLED, WORDS, keystrokeMs, sentence } from "./page_lib.mjs";
+import { FLAGS, SETTLED, WORDS, arg, keystrokeMs, pathArg, sentence } from "./page_lib.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, "..", "..");
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
-const DIST = path.resolve(repo, arg("dist", "dist"));
+const DIST = pathArg("dist", "dist");
 const EDITS = Number(arg("edits", "30"));
-const TRACE = path.resolve(repo, arg("trace", "target/keystroke-trace.json"));
+const TRACE = pathArg("trace", "target/keystroke-trace.json");
 
 const server = await serve(DIST);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: FLAGS });

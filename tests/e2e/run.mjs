@@ -9,17 +9,12 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { serve } from "./serve.mjs";
-import { FLAGS, SETTLED, WORDS, keystrokeMs, sentence } from "./page_lib.mjs";
+import { FLAGS, REPO as repo, SETTLED, WORDS, keystrokeMs, pathArg, sentence } from "./page_lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, "..", "..");
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
-const DIST = path.resolve(repo, arg("dist", "dist"));
-const SHOTS = path.resolve(repo, arg("shots", "target/screenshots"));
-const METRICS = path.resolve(repo, arg("metrics", "target/e2e-metrics.json"));
+const DIST = pathArg("dist", "dist");
+const SHOTS = pathArg("shots", "target/screenshots");
+const METRICS = pathArg("metrics", "target/e2e-metrics.json");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TIMEOUT = 30_000;
 // the default model's shape (bert-tiny)

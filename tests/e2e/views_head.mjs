@@ -27,13 +27,18 @@ async function openFolds(page) {
 export default async (h) => {
   const { test, newPage, sel, settled, assert, shot, sleep, metrics } = h;
   const text = "the cat sat on the mat because it was [MASK].";
-
-  await test("head: one head step by step, another head, a softmax cell's formula = the grid's value", async () => {
+  /** The page on `text`, every fold open (the heavier views open on demand), its errors kept. */
+  const openPage = async () => {
     const page = await newPage(`?text=${encodeURIComponent(text)}`);
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     await settled(page);
-    await openFolds(page); // the heavier views open on demand
+    await openFolds(page);
+    return { page, errors };
+  };
+
+  await test("head: one head step by step, another head, a softmax cell's formula = the grid's value", async () => {
+    const { page, errors } = await openPage();
     const steps = page.locator(sel("head-steps"));
     await steps.waitFor({ timeout: h.TIMEOUT });
     const got = await steps.evaluate((el) => [...el.querySelectorAll("[data-step]")].map((e) => e.dataset.step));
@@ -102,11 +107,7 @@ export default async (h) => {
   });
 
   await test("head: FFN, residual + LayerNorm numbers add up; trajectory; keystroke latency", async () => {
-    const page = await newPage(`?text=${encodeURIComponent(text)}`);
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    await settled(page);
-    await openFolds(page); // the heavier views open on demand
+    const { page, errors } = await openPage();
     const ffn = page.locator(sel("ffn-detail"));
     await ffn.waitFor({ timeout: h.TIMEOUT });
     await page.selectOption(sel("ffn-token"), "2");

@@ -3,29 +3,21 @@
 //! the recurrence and the numbers of the selected cell.
 
 use super::attention_lines::AttentionLines;
+use super::derived::{use_cell, use_layer_choice, DerivedProps};
+use super::fmt_prob;
 use super::matrix_view::{Mat, MatrixView};
-use super::{fmt_prob, SnapRef};
 use crate::explain::attention_views::{head_terms, rollout_terms, snapshot_rollout, ROLLOUT_MAX_TOKENS};
-use std::rc::Rc;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// Terms written out in the formula (the largest products); the rest are summed.
 const SHOWN_TERMS: usize = 3;
 
-#[derive(Properties, PartialEq)]
-pub struct Props {
-    pub snapshot: SnapRef,
-    pub tokens: Rc<Vec<String>>,
-    pub note: AttrValue,
-}
-
 #[component]
-pub fn AttentionRollout(p: &Props) -> Html {
+pub fn AttentionRollout(p: &DerivedProps) -> Html {
     let s = &p.snapshot;
     let n = s.len();
-    let upto = use_state(|| None::<usize>); // None = the last layer
-    let cell = use_state(|| (0usize, 0usize));
+    let (upto, onchange) = use_layer_choice(); // None = the last layer
+    let ((r, c), on_cell) = use_cell(n);
     // computed here from the snapshot by the explain crate (see explain::attention_views); L
     // products of T x T, so bounded by ROLLOUT_MAX_TOKENS
     let steps = use_memo(p.snapshot.clone(), |s| {
@@ -40,21 +32,9 @@ pub fn AttentionRollout(p: &Props) -> Html {
             </div>
         };
     };
-    let l = (*upto).filter(|&l| l < steps.len()).unwrap_or(steps.len() - 1);
+    let l = upto.filter(|&l| l < steps.len()).unwrap_or(steps.len() - 1);
     let (mixed, roll) = &steps[l];
-    let (r, c) = if cell.0 < n && cell.1 < n { *cell } else { (0, 0) };
     let v = roll.0[r * n + c];
-    let on_cell = {
-        let cell = cell.clone();
-        Callback::from(move |rc: (usize, usize)| cell.set(rc))
-    };
-    let onchange = {
-        let upto = upto.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            upto.set(v.parse::<usize>().ok());
-        })
-    };
 
     // the live numbers: for layer 0 the residual mix itself, above it the sum over k
     let formula = if l == 0 {

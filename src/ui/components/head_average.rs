@@ -2,32 +2,22 @@
 //! heatmap and as lines, with its formula and the numbers of the selected cell.
 
 use super::attention_lines::AttentionLines;
+use super::derived::{use_cell, use_layer_choice, DerivedProps};
+use super::fmt_prob;
 use super::matrix_view::{Mat, MatrixView};
-use super::{fmt_prob, SnapRef};
 use crate::explain::attention_views::{all_mean, head_terms, layer_mean};
-use std::rc::Rc;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// The most terms written out in the formula; more are summarised.
 const MAX_TERMS: usize = 12;
 
-#[derive(Properties, PartialEq)]
-pub struct Props {
-    /// The snapshot in view ([CLS]/[SEP] already dropped when hidden).
-    pub snapshot: SnapRef,
-    pub tokens: Rc<Vec<String>>,
-    /// The legend's note (what the rows are).
-    pub note: AttrValue,
-}
-
 #[component]
-pub fn HeadAverage(p: &Props) -> Html {
+pub fn HeadAverage(p: &DerivedProps) -> Html {
     let s = &p.snapshot;
     let n = s.len();
-    let scope = use_state(|| None::<usize>); // Some(layer) or None = every layer
-    let layer = (*scope).filter(|&l| l < s.layers);
-    let cell = use_state(|| (0usize, 0usize));
+    let (scope, onchange) = use_layer_choice(); // Some(layer) or None = every layer
+    let layer = scope.filter(|&l| l < s.layers);
+    let ((r, c), on_cell) = use_cell(n);
     // derived from the engine's numbers by the explain crate, here (see explain::attention_views)
     let values = use_memo((p.snapshot.clone(), layer), |(s, layer)| {
         Mat::new(match layer {
@@ -36,18 +26,6 @@ pub fn HeadAverage(p: &Props) -> Html {
         })
     });
     let values = (*values).clone();
-    let (r, c) = if cell.0 < n && cell.1 < n { *cell } else { (0, 0) };
-    let on_cell = {
-        let cell = cell.clone();
-        Callback::from(move |rc: (usize, usize)| cell.set(rc))
-    };
-    let onchange = {
-        let scope = scope.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            scope.set(v.parse::<usize>().ok());
-        })
-    };
 
     let terms: Vec<f32> = match layer {
         Some(l) => head_terms(s, l, r, c),

@@ -23,7 +23,7 @@ impl Scale {
             Scale::Diverging(m) => diverging::rgba(values, m),
             Scale::Sequential(m) => {
                 let inv = if m > 0.0 { 1.0 / m } else { 0.0 };
-                colormap::rgba(&values.iter().map(|v| v * inv).collect::<Vec<f32>>())
+                colormap::pixels(values, |v| colormap::viridis(v * inv))
             }
         }
     }

@@ -16,6 +16,7 @@ mod export;
 mod ffn_panel;
 mod fold;
 mod canvas_px;
+mod derived;
 mod grid_events;
 mod head_average;
 mod head_steps;
