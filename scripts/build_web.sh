@@ -5,6 +5,7 @@
 #   trunk 0.21.14                  cargo install --locked --root target/tools
 #   wasm-bindgen-cli = Cargo.lock  cargo install --root target/tools
 #   wasm-opt (binaryen 132)        npm install --prefix target/tools binaryen@132
+#   the crates of the wasm build   cargo fetch (trunk itself runs offline)
 # Needs a Rust toolchain (rustup), node + npm, and the model in www/models/default/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,9 @@ if [ ! -f www/models/default/model.safetensors ]; then
   exit 1
 fi
 
+# Trunk builds offline (it never downloads tools), so the page's crates must be on disk first: on a
+# fresh machine nothing else has fetched the wasm-only ones (yew, yew-agent, bincode, ...).
+cargo fetch --locked
 trunk build --release --offline
 node scripts/sw_manifest.mjs dist
 echo "page built: dist/ ($(du -sh dist | cut -f1) with the model)"
