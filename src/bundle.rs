@@ -2,7 +2,7 @@
 //! `model.safetensors`, `tokenizer.json` or `vocab.txt` [+ `tokenizer_config.json`]) or from the
 //! same files as bytes (the page).
 
-use crate::checkpoint::{load_params, save_params, NameMap};
+use crate::checkpoint::{load_params, save_params_as, NameMap, SaveDtype};
 use crate::config::BertConfig;
 use crate::error::{BertError, Result};
 use crate::model::BertParams;
@@ -72,20 +72,31 @@ impl Bert {
 
     /// The model folder as files: config.json, model.safetensors (f32, HF names), tokenizer.json.
     pub fn to_files(&self) -> Result<ModelFiles> {
+        self.to_files_as(SaveDtype::F32)
+    }
+
+    /// As `to_files`, with the weights in `dtype`.
+    pub fn to_files_as(&self, dtype: SaveDtype) -> Result<ModelFiles> {
         Ok(ModelFiles {
             config_json: self.cfg.to_json(),
-            weights: save_params(&self.params)?,
+            weights: save_params_as(&self.params, dtype)?,
             tokenizer_json: Some(self.tokenizer.to_json()?.into_bytes()),
             vocab_txt: None,
             tokenizer_config_json: None,
         })
     }
 
-    /// Writes config.json, model.safetensors and tokenizer.json into `dir`.
+    /// Writes config.json, model.safetensors (f32) and tokenizer.json into `dir`.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn save_dir(&self, dir: &std::path::Path) -> Result<()> {
+        self.save_dir_as(dir, SaveDtype::F32)
+    }
+
+    /// As `save_dir`, with the weights in `dtype`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn save_dir_as(&self, dir: &std::path::Path, dtype: SaveDtype) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| BertError::io(dir, e))?;
-        let f = self.to_files()?;
+        let f = self.to_files_as(dtype)?;
         let write = |name: &str, bytes: &[u8]| {
             let p = dir.join(name);
             std::fs::write(&p, bytes).map_err(|e| BertError::io(&p, e))

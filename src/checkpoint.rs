@@ -101,8 +101,8 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
                 format!("shape {:?} in the file, but config.json implies {:?}", view.shape(), dest.shape()),
             ));
         }
-        let arr = tensorfile::read_f32(file_name, &view)?;
-        dest.assign(&arr);
+        let dest = dest.as_slice_mut().ok_or_else(|| BertError::tensor(&canonical, "parameters are not contiguous"))?;
+        tensorfile::read_f32_into(file_name, &view, dest)?;
         names.0.insert(canonical, file_name.clone());
     }
     Ok((params, names))
@@ -117,14 +117,37 @@ fn saved_name(canonical: &str, heads: Heads) -> String {
     }
 }
 
+/// The float type a checkpoint is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveDtype {
+    F32,
+    /// Half the bytes; every weight rounded to the nearest f16 (relative error <= 2^-11).
+    F16,
+}
+
 /// f32 safetensors in HF layout (canonical names; `BertModel` without the `bert.` prefix).
 pub fn save_params(params: &BertParams<f32>) -> Result<Vec<u8>> {
+    save_params_as(params, SaveDtype::F32)
+}
+
+/// As `save_params`, in `dtype`. A weight outside f16's range (|w| > 65504) is an error naming
+/// its tensor, not an infinity in the file.
+pub fn save_params_as(params: &BertParams<f32>, dtype: SaveDtype) -> Result<Vec<u8>> {
     let heads = params.heads();
-    let tensors: Vec<(String, Tensor)> = params
-        .tensors()
-        .into_iter()
-        .map(|(n, t)| (saved_name(&n, heads), Tensor::F32(t.to_owned())))
-        .collect();
+    let mut tensors: Vec<(String, Tensor)> = Vec::new();
+    for (n, t) in params.tensors() {
+        let name = saved_name(&n, heads);
+        let tensor = match dtype {
+            SaveDtype::F32 => Tensor::F32(t.to_owned()),
+            SaveDtype::F16 => {
+                if let Some(v) = t.iter().find(|v| v.abs() > half::f16::MAX.to_f32()) {
+                    return Err(BertError::tensor(&name, format!("value {v} does not fit in f16 (|w| <= 65504)")));
+                }
+                Tensor::F16(t.mapv(half::f16::from_f32))
+            }
+        };
+        tensors.push((name, tensor));
+    }
     let meta = HashMap::from([("format".to_string(), "pt".to_string())]);
     tensorfile::write_tensors(&tensors, Some(meta))
 }
@@ -159,6 +182,30 @@ mod tests {
             let expect = if heads.mlm { "bert.embeddings.word_embeddings.weight" } else { "embeddings.word_embeddings.weight" };
             assert_eq!(names.file_name("bert.embeddings.word_embeddings.weight"), expect);
         }
+    }
+
+    #[test]
+    fn f16_files_load_within_half_precision_and_out_of_range_is_an_error() {
+        let p = BertParams::<f32>::init(&cfg(), Heads::MASKED_LM, 3);
+        let f32_bytes = save_params(&p).unwrap();
+        let f16_bytes = save_params_as(&p, SaveDtype::F16).unwrap();
+        assert!(f16_bytes.len() < f32_bytes.len() * 3 / 4, "{} vs {}", f16_bytes.len(), f32_bytes.len());
+        let (q, _) = load_params(&cfg(), &f16_bytes).unwrap();
+        for ((n, a), (_, b)) in p.tensors().into_iter().zip(q.tensors()) {
+            for (x, y) in a.iter().zip(b.iter()) {
+                assert!((x - y).abs() <= x.abs() * 4.9e-4 + 6e-8, "{n}: {x} vs {y}");
+            }
+        }
+        let word = |p: &BertParams<f32>| p.tensors()[0].1.to_owned();
+        assert_ne!(word(&p), word(&q), "rounding to f16 changes random weights");
+        let mut big = p.clone();
+        for (n, mut t) in big.tensors_mut() {
+            if n.ends_with("intermediate.dense.bias") {
+                t[[0]] = 1e5;
+            }
+        }
+        let err = save_params_as(&big, SaveDtype::F16).unwrap_err().to_string();
+        assert!(err.contains("intermediate.dense.bias") && err.contains("f16"), "{err}");
     }
 
     #[test]

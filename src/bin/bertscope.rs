@@ -85,6 +85,15 @@ enum Cmd {
         #[arg(long, default_value = "benches/cloze.jsonl")]
         set: PathBuf,
     },
+    /// Rewrite a model folder with its weights in another float type (f16: half the download)
+    Convert {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long, value_enum)]
+        dtype: SaveDtypeArg,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Parameter counts by group
     Params {
         #[arg(long, conflicts_with = "preset")]
@@ -207,6 +216,12 @@ fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SaveDtypeArg {
+    F16,
+    F32,
+}
+
 fn load(dir: &std::path::Path) -> Result<Bert> {
     Bert::from_dir(dir).with_context(|| format!("cannot load the model in {}", dir.display()))
 }
@@ -310,6 +325,31 @@ fn run(cli: Cli) -> Result<()> {
             let text = std::fs::read_to_string(&set).with_context(|| format!("cannot read {}", set.display()))?;
             let score = infer::cloze(&bert, &infer::parse_cloze(&text)?)?;
             println!("{}", serde_json::to_string(&score)?);
+        }
+        Cmd::Convert { model, dtype, out } => {
+            let bert = load(&model)?;
+            let dtype = match dtype {
+                SaveDtypeArg::F16 => bertscope::checkpoint::SaveDtype::F16,
+                SaveDtypeArg::F32 => bertscope::checkpoint::SaveDtype::F32,
+            };
+            bert.save_dir_as(&out, dtype)?;
+            let tok_cfg = model.join("tokenizer_config.json");
+            if tok_cfg.is_file() {
+                std::fs::copy(&tok_cfg, out.join("tokenizer_config.json"))?;
+            }
+            // what the rounding did: the largest change of any weight, read back from the new file
+            let back = load(&out)?;
+            let (mut abs, mut rel) = (0f32, 0f32);
+            for ((_, a), (_, b)) in bert.params.tensors().into_iter().zip(back.params.tensors()) {
+                for (x, y) in a.iter().zip(b.iter()) {
+                    abs = abs.max((x - y).abs());
+                    if x.abs() > 1e-4 {
+                        rel = rel.max((x - y).abs() / x.abs());
+                    }
+                }
+            }
+            let bytes = std::fs::metadata(out.join("model.safetensors"))?.len();
+            println!("{}", serde_json::json!({ "out": out, "bytes": bytes, "max_abs_change": abs, "max_rel_change": rel }));
         }
         Cmd::Params { model, preset } => {
             let (cfg, heads) = match (model, preset) {
