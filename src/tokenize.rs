@@ -2,13 +2,17 @@
 //! (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] A [SEP] B [SEP]) built from a `vocab.txt`.
 
 use crate::error::{BertError, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokenizers::decoders::wordpiece::WordPiece as WordPieceDecoder;
 use tokenizers::models::wordpiece::WordPiece;
 use tokenizers::normalizers::bert::BertNormalizer;
 use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
 use tokenizers::processors::bert::BertProcessing;
-use tokenizers::{AddedToken, EncodeInput, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenizers::{
+    AddedToken, DecoderWrapper, EncodeInput, NormalizerWrapper, PaddingParams, PostProcessorWrapper, PreTokenizerWrapper,
+    Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+};
 
 /// One encoded input, all vectors of length T.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -46,6 +50,9 @@ impl BertTokenizer {
         // file is JSON first, and natively also catch a panic, so a bad file is an error.
         serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
             .map_err(|e| BertError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
+        if let Some(inner) = wordpiece_json(bytes)? {
+            return Self::wrap(inner, max_len);
+        }
         let parsed = std::panic::catch_unwind(|| Tokenizer::from_bytes(bytes))
             .map_err(|_| BertError::Tokenizer("tokenizer.json is malformed".into()))?;
         let inner = parsed.map_err(|e| BertError::Tokenizer(format!("tokenizer.json cannot be read: {e}")))?;
@@ -193,9 +200,107 @@ impl BertTokenizer {
     }
 }
 
+/// The parts of a `tokenizer.json` that `Tokenizer::from_bytes` reads, with the model kept as raw
+/// text for `wordpiece_json`.
+#[derive(Deserialize)]
+struct TokenizerJson<'a> {
+    version: Option<String>,
+    #[serde(borrow)]
+    model: &'a RawValue,
+    #[serde(default)]
+    added_tokens: Vec<AddedTokenJson>,
+    normalizer: Option<NormalizerWrapper>,
+    pre_tokenizer: Option<PreTokenizerWrapper>,
+    post_processor: Option<PostProcessorWrapper>,
+    decoder: Option<DecoderWrapper>,
+    truncation: Option<TruncationParams>,
+    padding: Option<PaddingParams>,
+}
+
+#[derive(Deserialize)]
+struct AddedTokenJson {
+    #[allow(dead_code)] // the id follows from the vocabulary, as in tokenizers
+    id: u32,
+    #[serde(flatten)]
+    token: AddedToken,
+}
+
+/// A WordPiece `model` section; anything else (BPE, ...) goes the general way.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WordPieceJson {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    unk_token: String,
+    continuing_subword_prefix: String,
+    max_input_chars_per_word: usize,
+    vocab: std::collections::HashMap<String, u32, ahash::RandomState>,
+}
+
+/// A `tokenizer.json` with a WordPiece model, read in one pass: the 30k-entry vocabulary goes
+/// straight into the map WordPiece keeps. `Tokenizer::from_bytes` gives the same tokenizer but
+/// buffers the model section twice first (untagged content, then a `serde_json::Value`): about 60%
+/// of a page's model load in wasm. Builds the tokenizer as its `from_bytes` does (model, the other
+/// parts, then the added tokens in file order). None when the model is not WordPiece. `bytes`
+/// must be valid JSON (tokenizers' readers of the other parts panic on some invalid JSON).
+fn wordpiece_json(bytes: &[u8]) -> Result<Option<Tokenizer>> {
+    let file: TokenizerJson<'_> = serde_json::from_slice(bytes)
+        .map_err(|e| BertError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
+    if let Some(v) = &file.version {
+        if v != "1.0" {
+            return Err(BertError::Tokenizer(format!("tokenizer.json: unknown tokenizer version '{v}'")));
+        }
+    }
+    let Ok(wp) = serde_json::from_str::<WordPieceJson>(file.model.get()) else { return Ok(None) };
+    if wp.kind.as_deref().is_some_and(|k| k != "WordPiece") {
+        return Ok(None);
+    }
+    let model = WordPiece::builder()
+        .vocab(ahash::AHashMap::from(wp.vocab))
+        .unk_token(wp.unk_token)
+        .continuing_subword_prefix(wp.continuing_subword_prefix)
+        .max_input_chars_per_word(wp.max_input_chars_per_word)
+        .build()
+        .map_err(|e| BertError::Tokenizer(format!("tokenizer.json: {e}")))?;
+    let mut inner = Tokenizer::new(model);
+    inner
+        .with_normalizer(file.normalizer)
+        .with_pre_tokenizer(file.pre_tokenizer)
+        .with_post_processor(file.post_processor)
+        .with_decoder(file.decoder)
+        .with_padding(file.padding)
+        .with_truncation(file.truncation)
+        .map_err(|e| BertError::Tokenizer(format!("tokenizer.json: {e}")))?;
+    let added: Vec<AddedToken> = file.added_tokens.into_iter().map(|a| a.token).collect();
+    inner.add_tokens(&added);
+    Ok(Some(inner))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass reader and tokenizers' own give the same tokenizer: the same file back, the
+    /// same encodings.
+    #[test]
+    fn wordpiece_reader_matches_tokenizers_own() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for dir in ["www/models/default", "www/models/bert-tiny-base"] {
+            let bytes = std::fs::read(root.join(dir).join("tokenizer.json")).unwrap();
+            let fast = wordpiece_json(&bytes).unwrap().expect("a WordPiece model");
+            let own = Tokenizer::from_bytes(&bytes).unwrap();
+            assert_eq!(fast.to_string(false).unwrap(), own.to_string(false).unwrap(), "{dir}");
+            for text in ["The cats [MASK] playing, naïvely: 東京 [SEP] x", "unaffable ##s [UNK] [PAD]"] {
+                let (a, b) = (fast.encode((text, "a pair"), true).unwrap(), own.encode((text, "a pair"), true).unwrap());
+                assert_eq!((a.get_ids(), a.get_tokens(), a.get_offsets()), (b.get_ids(), b.get_tokens(), b.get_offsets()));
+            }
+        }
+        // not WordPiece: left to tokenizers
+        let bpe = br#"{"version":"1.0","model":{"type":"BPE","vocab":{},"merges":[]}}"#;
+        assert!(wordpiece_json(bpe).unwrap().is_none());
+        let err = wordpiece_json(br#"{"version":"2.0","model":{}}"#).err().unwrap().to_string();
+        assert!(err.contains("version"), "{err}");
+    }
 
     const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\n##s\non\nmat\n.\nplay\n##ing\n";
 
