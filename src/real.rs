@@ -1,6 +1,6 @@
 //! The float type the CPU engine is generic over: f32 for real use, f64 for finite-difference checks.
 
-use ndarray::{LinalgScalar, ScalarOperand};
+use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ScalarOperand};
 use num_traits::Float;
 use std::fmt::{Debug, Display};
 use std::iter::Sum;
@@ -30,9 +30,17 @@ pub trait Real:
     }
     fn c(x: f64) -> Self;
     fn to_f64c(self) -> f64;
+    /// C = alpha A B + beta C: ndarray's GEMM; f32 in wasm has its own (`cpu::gemm`).
+    fn gemm(alpha: Self, a: &ArrayView2<Self>, b: &ArrayView2<Self>, beta: Self, c: &mut ArrayViewMut2<Self>) {
+        ndarray::linalg::general_mat_mul(alpha, a, b, beta, c)
+    }
 }
 
 impl Real for f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, beta: f32, c: &mut ArrayViewMut2<f32>) {
+        crate::cpu::gemm::gemm(alpha, a, b, beta, c)
+    }
     /// A rational approximation on [-4, 4] (the one Eigen and XLA use for f32): max abs error
     /// below 5e-7 against libm in f32 arithmetic (tested), and branch-free so GELU vectorises.
     fn erf(self) -> Self {

@@ -2,6 +2,7 @@
 //! scores = Q K^T / sqrt(HD) + mask, P = softmax(scores), P' = dropout(P) * head_mask, ctx = P' V.
 //! The padding mask adds the float minimum to masked keys, as HF does.
 
+use crate::cpu::gemm::matmul;
 use crate::cpu::softmax::{softmax_row, softmax_row_backward};
 use crate::real::Real;
 use ndarray::{s, Array2, Array4, ArrayView1, ArrayView2};
@@ -51,7 +52,7 @@ pub fn attention_forward<T: Real>(
             let qh = q.slice(s![rows.clone(), cols.clone()]); // (T, HD)
             let kh = k.slice(s![rows.clone(), cols.clone()]); // (T, HD)
             let vh = v.slice(s![rows.clone(), cols.clone()]); // (T, HD)
-            let sc = qh.dot(&kh.t()) * scale; // (T, T)
+            let sc = matmul(qh, kh.t()) * scale; // (T, T)
             let mut p = sc.clone();
             for mut row in p.rows_mut() {
                 let r = row.as_slice_mut().expect("contiguous row");
@@ -69,7 +70,7 @@ pub fn attention_forward<T: Real>(
             if let Some(hm) = &head_mask {
                 w *= hm[hi];
             }
-            ctx.slice_mut(s![rows.clone(), cols]).assign(&w.dot(&vh)); // (T, HD)
+            T::gemm(T::one(), &w.view(), &vh, T::zero(), &mut ctx.slice_mut(s![rows.clone(), cols])); // (T, HD)
             scores.slice_mut(s![bi, hi, .., ..]).assign(&sc);
             probs.slice_mut(s![bi, hi, .., ..]).assign(&p);
         }
@@ -115,8 +116,8 @@ pub fn attention_backward<T: Real>(
             }
             let w = &p * &m; // P'
             // ctx = P' V  =>  dV = P'^T dctx, dP' = dctx V^T
-            dv.slice_mut(s![rows.clone(), cols.clone()]).assign(&w.t().dot(&dch));
-            let dp = dch.dot(&vh.t()) * &m; // (T, T) dP
+            T::gemm(T::one(), &w.t(), &dch, T::zero(), &mut dv.slice_mut(s![rows.clone(), cols.clone()]));
+            let dp = matmul(dch, vh.t()) * &m; // (T, T) dP
             for i in 0..t {
                 let pr = p.row(i);
                 let dpr = dp.row(i);
@@ -128,8 +129,8 @@ pub fn attention_backward<T: Real>(
                 );
             }
             // scores = Q K^T * scale
-            dq.slice_mut(s![rows.clone(), cols.clone()]).assign(&(ds.dot(&kh) * scale));
-            dk.slice_mut(s![rows.clone(), cols]).assign(&(ds.t().dot(&qh) * scale));
+            T::gemm(scale, &ds.view(), &kh, T::zero(), &mut dq.slice_mut(s![rows.clone(), cols.clone()]));
+            T::gemm(scale, &ds.t(), &qh, T::zero(), &mut dk.slice_mut(s![rows.clone(), cols]));
         }
     }
     (dq, dk, dv)

@@ -1,7 +1,7 @@
 //! Dense layer as `torch.nn.Linear`: y = x W^T + b, with W stored (OUT, IN) as in HF checkpoints.
 
+use crate::cpu::gemm::matmul;
 use crate::real::Real;
-use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2, Axis};
 
 /// Up to this many rows, `linear_forward` does matrix-vector products instead of a GEMM.
@@ -18,7 +18,7 @@ pub fn linear_forward<T: Real>(x: ArrayView2<T>, w: ArrayView2<T>, b: Option<Arr
         }
         y
     } else {
-        x.dot(&w.t()) // (N, OUT)
+        matmul(x, w.t()) // (N, OUT)
     };
     if let Some(b) = b {
         y += &b;
@@ -34,11 +34,11 @@ pub fn linear_backward<T: Real>(
     dw: ArrayViewMut2<T>,
     db: Option<ArrayViewMut1<T>>,
 ) -> Array2<T> {
-    general_mat_mul(T::one(), &dy.t(), &x, T::one(), &mut { dw });
+    T::gemm(T::one(), &dy.t(), &x, T::one(), &mut { dw });
     if let Some(mut db) = db {
         db += &dy.sum_axis(Axis(0));
     }
-    dy.dot(&w)
+    matmul(dy, w)
 }
 
 #[cfg(test)]

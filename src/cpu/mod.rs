@@ -8,6 +8,7 @@ pub mod attention;
 pub mod cross_entropy;
 pub mod dropout;
 pub mod embedding;
+pub mod gemm;
 pub mod layernorm;
 pub mod linear;
 pub mod position;
