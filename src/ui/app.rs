@@ -223,11 +223,21 @@ fn App() -> Html {
     };
     *bridge_cell.borrow_mut() = Some(bridge.clone());
 
-    // Load the model once.
+    // Load the model once: from the page's early download of the default model when there is
+    // one (src/ui/early.rs), otherwise the worker fetches the folder.
     {
         let bridge = bridge.clone();
         let base_url = absolute(&state.model);
-        use_effect_with((), move |_| bridge.send(ToEngine::Load { base_url }));
+        let d = state.dispatcher();
+        use_effect_with((), move |_| match super::early::take(&base_url) {
+            Some(early) => wasm_bindgen_futures::spawn_local(async move {
+                match early.files(|p| d.dispatch(Action::Engine(p))).await {
+                    Some(files) => bridge.send(ToEngine::LoadFiles(files)),
+                    None => bridge.send(ToEngine::Load { base_url }),
+                }
+            }),
+            None => bridge.send(ToEngine::Load { base_url }),
+        });
     }
     // Tell the worker which backend to use (before the request that the change triggers).
     {

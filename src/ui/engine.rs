@@ -126,8 +126,10 @@ impl Worker {
             },
             ToEngine::LoadFiles(picked) => {
                 let t0 = now_ms();
+                span_start("load-parse");
                 let made = super::model_files::model_files(picked)
                     .and_then(|(files, bytes)| Bert::from_files(&files).map(|b| (b, bytes)).map_err(|e| e.to_string()));
+                span_end("load-parse");
                 match made {
                     Ok((b, bytes)) => {
                         let info = ModelInfo::of(&b);

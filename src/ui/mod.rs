@@ -14,6 +14,8 @@ pub mod app;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod components;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
+mod early;
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod engine;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod engine_gpu;

@@ -9,7 +9,44 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct PickedFile {
     pub name: String,
+    #[serde(with = "as_bytes")]
     pub bytes: Vec<u8>,
+}
+
+/// `Vec<u8>` as one byte string: bincode (the worker's codec) then copies it whole instead of
+/// coding a model's millions of bytes one at a time as a sequence.
+mod as_bytes {
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+
+    struct Bytes;
+
+    impl<'de> de::Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("bytes")
+        }
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(b) = seq.next_element()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        d.deserialize_byte_buf(Bytes)
+    }
 }
 
 impl std::fmt::Debug for PickedFile {
@@ -94,6 +131,18 @@ pub fn label(paths: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn picked_files_cross_to_the_worker_as_one_byte_string() {
+        let f = PickedFile { name: "model.safetensors".into(), bytes: (0..=255).collect() };
+        // bincode, the worker's codec: name (8 + 17 bytes), then length + the raw bytes
+        let coded = bincode::serialize(&f).unwrap();
+        assert_eq!(coded.len(), 8 + 17 + 8 + 256);
+        assert_eq!(&coded[coded.len() - 256..], &f.bytes[..]);
+        assert_eq!(bincode::deserialize::<PickedFile>(&coded).unwrap(), f);
+        let back: PickedFile = serde_json::from_str(&serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(back, f);
+    }
 
     fn f(name: &str, bytes: &[u8]) -> PickedFile {
         PickedFile { name: name.into(), bytes: bytes.to_vec() }
