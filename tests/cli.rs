@@ -230,3 +230,26 @@ fn train_on_the_gpu_logs_json_lines_and_saves_a_loadable_model() {
     let j = ok_json(&["fill", "--model", out.to_str().unwrap(), "--text", "the [MASK] is here"]);
     assert_eq!(j["masks"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn convert_to_f16_halves_the_file_and_keeps_the_predictions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f16");
+    let out_s = out.display().to_string();
+    let j = ok_json(&["convert", "--model", &default_model(), "--dtype", "f16", "--out", &out_s]);
+    let f32_bytes = std::fs::metadata(root().join("www/models/bert-tiny-base/model.safetensors")).unwrap().len();
+    let f16_bytes = j["bytes"].as_u64().unwrap();
+    assert!(f16_bytes < f32_bytes * 51 / 100, "{f16_bytes} vs {f32_bytes}");
+    // every weight moved by at most f16's rounding (2^-11 relative)
+    assert!(j["max_rel_change"].as_f64().unwrap() <= 4.9e-4, "{j}");
+    let st_bytes = std::fs::read(out.join("model.safetensors")).unwrap();
+    let st = parse(&st_bytes).unwrap();
+    assert!(st.tensors().iter().all(|(_, t)| t.dtype() == safetensors::Dtype::F16));
+    assert!(out.join("tokenizer_config.json").is_file());
+    let text = "the man went to the [MASK] to buy some milk.";
+    let top = |m: &str| ok_json(&["fill", "--model", m, "--text", text])["masks"][0]["predictions"][0].clone();
+    let (a, b) = (top(&default_model()), top(&out_s));
+    assert_eq!(a["token"], b["token"]);
+    assert!((a["prob"].as_f64().unwrap() - b["prob"].as_f64().unwrap()).abs() < 2e-3, "{a} vs {b}");
+    fails_with(&["convert", "--model", "/nonexistent", "--dtype", "f16", "--out", &out_s], "nonexistent");
+}
