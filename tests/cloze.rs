@@ -25,5 +25,9 @@ fn model_card_scores_are_reproduced() {
             let got = if k == "top1" { s.top1 } else { s.top5 };
             assert!((got - want[k].as_f64().unwrap()).abs() < 1e-9, "{dir} {k}: {got} vs card {}", want[k]);
         }
+        if label == "after" {
+            // the shipped model's target (issue 4): >= 30% top-1, >= 55% top-5
+            assert!(s.top1 >= 0.30 && s.top5 >= 0.55, "the shipped model scores top-1 {} / top-5 {}", s.top1, s.top5);
+        }
     }
 }
