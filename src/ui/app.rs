@@ -232,7 +232,10 @@ fn App() -> Html {
         use_effect_with((), move |_| match super::early::take(&base_url) {
             Some(early) => wasm_bindgen_futures::spawn_local(async move {
                 match early.files(|p| d.dispatch(Action::Engine(p))).await {
-                    Some(files) => bridge.send(ToEngine::LoadFiles(files)),
+                    Some((files, ms)) => {
+                        d.dispatch(Action::Fetched(ms));
+                        bridge.send(ToEngine::LoadFiles(files));
+                    }
                     None => bridge.send(ToEngine::Load { base_url }),
                 }
             }),

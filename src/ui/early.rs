@@ -45,9 +45,9 @@ fn sleep_ms(ms: i32) -> JsFuture {
 }
 
 impl Early {
-    /// The files once downloaded (None when any needed one failed), reporting progress through
-    /// `report` about every 100 ms meanwhile.
-    pub async fn files(self, report: impl Fn(FromEngine)) -> Option<Vec<PickedFile>> {
+    /// The files once downloaded (None when any needed one failed) and the milliseconds the
+    /// download took, reporting progress through `report` about every 100 ms meanwhile.
+    pub async fn files(self, report: impl Fn(FromEngine)) -> Option<(Vec<PickedFile>, f64)> {
         let mut files = JsFuture::from(self.files);
         let done = loop {
             match select(&mut files, sleep_ms(100)).await {
@@ -66,6 +66,7 @@ impl Early {
         }
         let loaded = out.iter().map(|f| f.bytes.len() as u64).sum();
         report(FromEngine::Progress { loaded, total: loaded });
-        Some(out)
+        let ms = Reflect::get(&self.progress, &"ms".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+        Some((out, ms))
     }
 }

@@ -89,6 +89,9 @@ pub struct AppState {
     pub presenter: bool,
     /// The position views of the model in use (sent once per model).
     pub positions: Option<Rc<PositionView>>,
+    /// Milliseconds the page spent downloading the files it handed to the worker (the early
+    /// download of the default model), added to the worker's load time when it answers.
+    pub fetched_ms: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,6 +122,8 @@ pub enum Action {
     /// The picked files are not a model (said before anything is sent to the worker).
     ModelError(String),
     SetPresenter(bool),
+    /// The page downloaded the model's files itself in this many ms (sent to the worker next).
+    Fetched(f64),
     /// A message from the worker.
     Engine(FromEngine),
 }
@@ -152,6 +157,7 @@ impl AppState {
             device: None,
             presenter: url.present,
             positions: None,
+            fetched_ms: 0.0,
         }
     }
 
@@ -242,6 +248,7 @@ impl AppState {
                 self.model_error = None;
             }
             Action::SetPresenter(on) => self.presenter = on,
+            Action::Fetched(ms) => self.fetched_ms = ms,
             Action::ModelError(m) => {
                 self.pending = None;
                 self.model_error = Some(m);
@@ -314,6 +321,7 @@ impl AppState {
                 let replaced = self.ready();
                 self.positions = None; // the new model's follow its first answer
                 self.clamp_focus(&info);
+                let ms = ms + std::mem::take(&mut self.fetched_ms);
                 self.load = Load::Ready { info, bytes, ms };
                 if let Some(p) = self.pending.take() {
                     self.model = p.path.unwrap_or_else(|| "models/default/".to_string());
@@ -498,8 +506,11 @@ mod tests {
         s.apply(Action::Engine(FromEngine::Progress { loaded: 10, total: 100 }));
         assert_eq!(s.load, Load::Fetching { loaded: 10, total: 100 });
         let info = ModelInfo { layers: 2, heads: 2, ..Default::default() };
+        s.apply(Action::Fetched(40.0)); // the page's early download, then the worker's 5 ms
         s.apply(Action::Engine(FromEngine::Loaded { info, bytes: 100, ms: 5.0 }));
         assert!(s.ready());
+        assert!(matches!(s.load, Load::Ready { ms, .. } if ms == 45.0), "{:?}", s.load);
+        assert_eq!(s.fetched_ms, 0.0, "counted once");
         assert!(s.heads_off.is_empty() && s.selected.is_none(), "out-of-range state from the URL is dropped");
 
         let e = s.edit;

@@ -105,8 +105,17 @@ async function waitPhase(page, phase, timeout = TIMEOUT) {
 }
 async function setField(page, id, value) {
   const i = page.locator(sel(id));
-  await i.fill(String(value));
-  await i.press("Tab"); // change event
+  // a field the panel re-rendered between the fill and the change event (seen once in a full run:
+  // a 2,000-step run started with the default 600) is filled again; the value is then checked
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await i.fill(String(value));
+    await i.press("Tab"); // change event
+    // the panel's state, not only the box: the steps show in the stepper as "step 0 / N"
+    const held = id !== "train-steps" || (await page.textContent(".stepper")).trim().endsWith(`/ ${value}`);
+    if ((await i.inputValue()) === String(value) && held) return;
+    console.log(`     ${id}: the field showed ${await i.inputValue()} after filling ${value}; filling again`);
+  }
+  throw new Error(`${id} does not keep the value ${value}`);
 }
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 async function lossValues(page) {
