@@ -83,7 +83,12 @@ fn main() {
     let s_fwd = time(reps, || {
         std::hint::black_box(forward(&p, &cfg, &batch, &lab_opts).unwrap());
     });
-    rows.push((format!("forward + MLM logits at the {m} labelled rows"), s_fwd, (enc_flops + head_flops(m)) / s_fwd / 1e9, "1.00x (train fwd)".into()));
+    rows.push((
+        format!("forward + MLM logits at the {m} labelled rows"),
+        s_fwd,
+        (enc_flops + head_flops(m)) / s_fwd / 1e9,
+        "1.00x (train fwd)".into(),
+    ));
 
     let mut q = p.clone();
     let mut opt = AdamW::new(&q, AdamWConfig::default());
@@ -91,7 +96,12 @@ fn main() {
         let (_, grads, _) = loss_and_grads(&q, &cfg, &batch, &targets, None).unwrap();
         opt.update(&mut q, &grads, 1e-4);
     });
-    rows.push(("training step (fwd + bwd + AdamW)".into(), s_step, 3.0 * (enc_flops + head_flops(m)) / s_step / 1e9, format!("{:.2}x of train fwd", s_step / s_fwd)));
+    rows.push((
+        "training step (fwd + bwd + AdamW)".into(),
+        s_step,
+        3.0 * (enc_flops + head_flops(m)) / s_step / 1e9,
+        format!("{:.2}x of train fwd", s_step / s_fwd),
+    ));
 
     let page = page_keystroke(reps * 5);
 

@@ -57,7 +57,16 @@ fn main() {
                 let mut rec = ctx.recorder();
                 for _ in 0..per {
                     let s = Shape::new(m, n, k);
-                    matmul(&mut rec, Operand::rows(View::whole(&ab), k), Operand::rows(View::whole(&bb), n), None, Operand::rows(View::whole(&cb), n), s, kernel).unwrap();
+                    matmul(
+                        &mut rec,
+                        Operand::rows(View::whole(&ab), k),
+                        Operand::rows(View::whole(&bb), n),
+                        None,
+                        Operand::rows(View::whole(&cb), n),
+                        s,
+                        kernel,
+                    )
+                    .unwrap();
                 }
                 rec.read(View { buf: &cb, off: 0, len: 1 });
                 rec.finish_blocking().unwrap();

@@ -30,8 +30,7 @@ impl Bert {
     pub fn from_files(f: &ModelFiles) -> Result<Self> {
         let cfg = BertConfig::from_json(&f.config_json)?;
         let tok_cfg: serde_json::Value = match &f.tokenizer_config_json {
-            Some(t) => serde_json::from_str(t)
-                .map_err(|e| BertError::Tokenizer(format!("tokenizer_config.json is not JSON: {e}")))?,
+            Some(t) => serde_json::from_str(t).map_err(|e| BertError::Tokenizer(format!("tokenizer_config.json is not JSON: {e}")))?,
             None => serde_json::Value::Null,
         };
         let mut max_len = cfg.max_position_embeddings;
@@ -122,12 +121,9 @@ impl ModelFiles {
             }
         };
         let text = |name: &str| -> Result<Option<String>> {
-            read(name)?
-                .map(|b| String::from_utf8(b).map_err(|_| BertError::Checkpoint(format!("{name} is not UTF-8 text"))))
-                .transpose()
+            read(name)?.map(|b| String::from_utf8(b).map_err(|_| BertError::Checkpoint(format!("{name} is not UTF-8 text")))).transpose()
         };
-        let config_json = text("config.json")?
-            .ok_or_else(|| BertError::Checkpoint(format!("{} has no config.json", dir.display())))?;
+        let config_json = text("config.json")?.ok_or_else(|| BertError::Checkpoint(format!("{} has no config.json", dir.display())))?;
         let weights = read("model.safetensors")?.ok_or_else(|| {
             BertError::Checkpoint(format!(
                 "{} has no model.safetensors (pytorch_model.bin is not read: convert it with safetensors)",

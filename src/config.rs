@@ -20,9 +20,7 @@ impl Activation {
             "gelu" | "gelu_python" => Ok(Activation::Gelu),
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Activation::GeluNew),
             "relu" => Ok(Activation::Relu),
-            other => Err(BertError::Config(format!(
-                "hidden_act `{other}` is not supported (use gelu, gelu_new or relu)"
-            ))),
+            other => Err(BertError::Config(format!("hidden_act `{other}` is not supported (use gelu, gelu_new or relu)"))),
         }
     }
 }
@@ -93,8 +91,8 @@ const MAX_ELEMS: u64 = if usize::BITS >= 64 { 1 << 32 } else { 1 << 28 };
 
 impl BertConfig {
     pub fn from_json(text: &str) -> Result<Self> {
-        let cfg: BertConfig = serde_json::from_str(text)
-            .map_err(|e| BertError::Config(format!("config.json is not a BERT config: {e}")))?;
+        let cfg: BertConfig =
+            serde_json::from_str(text).map_err(|e| BertError::Config(format!("config.json is not a BERT config: {e}")))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -129,10 +127,7 @@ impl BertConfig {
             return bad(format!("num_hidden_layers {} is implausibly large", self.num_hidden_layers));
         }
         if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
-            return bad(format!(
-                "hidden_size {} is not a multiple of num_attention_heads {}",
-                self.hidden_size, self.num_attention_heads
-            ));
+            return bad(format!("hidden_size {} is not a multiple of num_attention_heads {}", self.hidden_size, self.num_attention_heads));
         }
         for (name, a, b) in [
             ("vocab_size x hidden_size", self.vocab_size, self.hidden_size),
@@ -146,18 +141,14 @@ impl BertConfig {
         }
         Activation::parse(&self.hidden_act)?;
         if self.position_embedding_type != "absolute" {
-            return bad(format!(
-                "position_embedding_type `{}` is not supported (only `absolute`)",
-                self.position_embedding_type
-            ));
+            return bad(format!("position_embedding_type `{}` is not supported (only `absolute`)", self.position_embedding_type));
         }
         if !(self.layer_norm_eps > 0.0 && self.layer_norm_eps < 1.0) {
             return bad(format!("layer_norm_eps {} must be in (0, 1)", self.layer_norm_eps));
         }
-        for (name, p) in [
-            ("hidden_dropout_prob", self.hidden_dropout_prob),
-            ("attention_probs_dropout_prob", self.attention_probs_dropout_prob),
-        ] {
+        for (name, p) in
+            [("hidden_dropout_prob", self.hidden_dropout_prob), ("attention_probs_dropout_prob", self.attention_probs_dropout_prob)]
+        {
             if !(0.0..1.0).contains(&p) {
                 return bad(format!("{name} {p} must be in [0, 1)"));
             }

@@ -34,10 +34,7 @@ pub struct FillResult {
 }
 
 pub fn batch_of(enc: &Encoded) -> Batch {
-    Batch::single(
-        enc.input_ids.iter().map(|&i| i as usize).collect(),
-        enc.token_type_ids.iter().map(|&i| i as usize).collect(),
-    )
+    Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), enc.token_type_ids.iter().map(|&i| i as usize).collect())
 }
 
 /// Encodes several inputs and pads them into one batch (padding id, attention mask 0).
@@ -45,7 +42,8 @@ pub fn encode_batch(tok: &crate::tokenize::BertTokenizer, inputs: &[(&str, Optio
     let encs: Vec<Encoded> = inputs.iter().map(|(a, b)| tok.encode(a, *b)).collect::<Result<_>>()?;
     let b = encs.len();
     let t = encs.iter().map(|e| e.input_ids.len()).max().unwrap_or(0);
-    let mut batch = Batch { b, t, input_ids: vec![tok.pad_id as usize; b * t], token_type_ids: vec![0; b * t], attention_mask: vec![0; b * t] };
+    let mut batch =
+        Batch { b, t, input_ids: vec![tok.pad_id as usize; b * t], token_type_ids: vec![0; b * t], attention_mask: vec![0; b * t] };
     for (i, e) in encs.iter().enumerate() {
         for j in 0..e.input_ids.len() {
             batch.input_ids[i * t + j] = e.input_ids[j] as usize;
@@ -100,8 +98,7 @@ pub fn fill_with(
         return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
     }
     let enc = bert.tokenizer.encode(text, pair)?;
-    let positions: Vec<usize> =
-        enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
+    let positions: Vec<usize> = enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
     let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), dropout_seed: None };
     let trace = fwd(&batch_of(&enc), &opts)?;
     let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
@@ -137,7 +134,8 @@ pub fn inspect_with(bert: &Bert, text: &str, pair: Option<&str>, fwd: &ForwardFn
     let ids = |v: &[u32]| Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[t]), v.iter().map(|&x| x as i64).collect()).expect("len"));
     let mut out = vec![("input_ids".to_string(), ids(&enc.input_ids)), ("token_type_ids".to_string(), ids(&enc.token_type_ids))];
     for (i, h) in trace.hidden.iter().enumerate() {
-        out.push((format!("hidden_states.{i}"), f32_tensor(h.view().into_dyn()))); // (T, H)
+        out.push((format!("hidden_states.{i}"), f32_tensor(h.view().into_dyn())));
+        // (T, H)
     }
     for (i, l) in trace.layers.iter().enumerate() {
         let p = l.attn.probs.index_axis(ndarray::Axis(0), 0); // (NH, T, T)
@@ -172,9 +170,7 @@ fn flatten(name: &str, rows: &[Vec<i64>], b: usize, t: usize) -> Result<Vec<i64>
 }
 
 fn to_ids(name: &str, v: Vec<i64>) -> Result<Vec<usize>> {
-    v.into_iter()
-        .map(|x| usize::try_from(x).map_err(|_| BertError::Input(format!("{name} holds a negative value {x}"))))
-        .collect()
+    v.into_iter().map(|x| usize::try_from(x).map_err(|_| BertError::Input(format!("{name} holds a negative value {x}")))).collect()
 }
 
 impl BatchJson {
@@ -235,8 +231,7 @@ pub struct ClozeScore {
 pub fn parse_cloze(text: &str) -> Result<Vec<ClozeItem>> {
     let mut items = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let item: ClozeItem =
-            serde_json::from_str(line).map_err(|e| BertError::Input(format!("cloze line {}: {e}", i + 1)))?;
+        let item: ClozeItem = serde_json::from_str(line).map_err(|e| BertError::Input(format!("cloze line {}: {e}", i + 1)))?;
         if item.text.matches("[MASK]").count() != 1 || item.answers.is_empty() {
             return Err(BertError::Input(format!("cloze line {}: needs exactly one [MASK] and at least one answer", i + 1)));
         }

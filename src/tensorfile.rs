@@ -56,9 +56,7 @@ pub fn write_tensors(tensors: &[(String, Tensor)], metadata: Option<HashMap<Stri
 
 /// Parses the header and checks every offset against the buffer (no data is copied).
 pub fn parse(bytes: &[u8]) -> Result<SafeTensors<'_>> {
-    SafeTensors::deserialize(bytes).map_err(|e| {
-        BertError::Checkpoint(format!("not a valid safetensors file ({} bytes): {e}", bytes.len()))
-    })
+    SafeTensors::deserialize(bytes).map_err(|e| BertError::Checkpoint(format!("not a valid safetensors file ({} bytes): {e}", bytes.len())))
 }
 
 /// Any float tensor as f32; NaN or infinite values are an error naming the tensor.
@@ -88,10 +86,7 @@ pub fn read_f32_into(name: &str, view: &TensorView<'_>, dest: &mut [f32]) -> Res
         Dtype::F32 => dest.iter_mut().zip(d.chunks_exact(4)).for_each(|(o, c)| *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
         Dtype::F16 => dest.iter_mut().zip(d.chunks_exact(2)).for_each(|(o, c)| *o = f16_to_f32(u16::from_le_bytes([c[0], c[1]]))),
         Dtype::BF16 => dest.iter_mut().zip(d.chunks_exact(2)).for_each(|(o, c)| *o = half::bf16::from_le_bytes([c[0], c[1]]).to_f32()),
-        _ => dest
-            .iter_mut()
-            .zip(d.chunks_exact(8))
-            .for_each(|(o, c)| *o = f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32),
+        _ => dest.iter_mut().zip(d.chunks_exact(8)).for_each(|(o, c)| *o = f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32),
     }
     if let Some(i) = dest.iter().position(|v| !v.is_finite()) {
         return Err(BertError::tensor(name, format!("value {} at flat index {i} is not finite", dest[i])));

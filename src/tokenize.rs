@@ -10,8 +10,8 @@ use tokenizers::normalizers::bert::BertNormalizer;
 use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
 use tokenizers::processors::bert::BertProcessing;
 use tokenizers::{
-    AddedToken, DecoderWrapper, EncodeInput, NormalizerWrapper, PaddingParams, PostProcessorWrapper, PreTokenizerWrapper,
-    Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+    AddedToken, DecoderWrapper, EncodeInput, NormalizerWrapper, PaddingParams, PostProcessorWrapper, PreTokenizerWrapper, Tokenizer,
+    TruncationDirection, TruncationParams, TruncationStrategy,
 };
 
 /// One encoded input, all vectors of length T.
@@ -106,9 +106,7 @@ impl BertTokenizer {
                 direction: TruncationDirection::Right,
             }))
             .map_err(|e| BertError::Tokenizer(format!("cannot truncate to {max_len}: {e}")))?;
-        let need = |s: &str| {
-            inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("the vocabulary has no {s} token")))
-        };
+        let need = |s: &str| inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("the vocabulary has no {s} token")));
         let (cls_id, sep_id) = (need("[CLS]")?, need("[SEP]")?);
         let mask_id = need("[MASK]")?;
         let pad_id = inner.token_to_id("[PAD]").unwrap_or(0);
@@ -129,10 +127,7 @@ impl BertTokenizer {
 
     /// WordPiece ids of `text` without special tokens and without truncation (training data).
     pub fn ids(&self, text: &str) -> Result<Vec<u32>> {
-        let enc = self
-            .inner
-            .encode_fast(text, false)
-            .map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
+        let enc = self.inner.encode_fast(text, false).map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
         Ok(enc.get_ids().to_vec())
     }
 
@@ -163,18 +158,19 @@ impl BertTokenizer {
             .build();
         let mut trainer: TrainerWrapper = trainer.into();
         let mut inner = Tokenizer::new(
-            WordPiece::builder().unk_token("[UNK]".into()).continuing_subword_prefix("##".into()).build().map_err(|e| BertError::Tokenizer(e.to_string()))?,
+            WordPiece::builder()
+                .unk_token("[UNK]".into())
+                .continuing_subword_prefix("##".into())
+                .build()
+                .map_err(|e| BertError::Tokenizer(e.to_string()))?,
         );
-        inner
-            .with_normalizer(Some(BertNormalizer::new(true, true, None, true)))
-            .with_pre_tokenizer(Some(BertPreTokenizer));
+        inner.with_normalizer(Some(BertNormalizer::new(true, true, None, true))).with_pre_tokenizer(Some(BertPreTokenizer));
         inner
             .train(&mut trainer, text.lines().filter(|l| !l.trim().is_empty()))
             .map_err(|e| BertError::Tokenizer(format!("cannot train a vocabulary: {e}")))?;
         // The trainer's ids depend on hash-map order; fix them: specials first, then the rest
         // sorted, so the same corpus always gives the same vocabulary and ids.
-        let mut tokens: Vec<String> =
-            inner.get_vocab(false).into_keys().filter(|t| !SPECIALS.contains(&t.as_str())).collect();
+        let mut tokens: Vec<String> = inner.get_vocab(false).into_keys().filter(|t| !SPECIALS.contains(&t.as_str())).collect();
         tokens.sort();
         let vocab: String = SPECIALS.iter().map(|s| s.to_string()).chain(tokens).map(|t| t + "\n").collect();
         Self::from_vocab_txt(&vocab, true, max_len)
@@ -244,8 +240,8 @@ struct WordPieceJson {
 /// parts, then the added tokens in file order). None when the model is not WordPiece. `bytes`
 /// must be valid JSON (tokenizers' readers of the other parts panic on some invalid JSON).
 fn wordpiece_json(bytes: &[u8]) -> Result<Option<Tokenizer>> {
-    let file: TokenizerJson<'_> = serde_json::from_slice(bytes)
-        .map_err(|e| BertError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
+    let file: TokenizerJson<'_> =
+        serde_json::from_slice(bytes).map_err(|e| BertError::Tokenizer(format!("tokenizer.json is not valid JSON: {e}")))?;
     if let Some(v) = &file.version {
         if v != "1.0" {
             return Err(BertError::Tokenizer(format!("tokenizer.json: unknown tokenizer version '{v}'")));

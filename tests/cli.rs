@@ -70,7 +70,17 @@ fn inspect_writes_what_pytorch_computes_on_both_devices() {
 fn inspect_matches_pytorch(device: &str, tols: [f32; 3]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.safetensors");
-    let o = run(&["inspect", "--model", &default_model(), "--text", "The capital of France is [MASK].", "--device", device, "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "inspect",
+        "--model",
+        &default_model(),
+        "--text",
+        "The capital of France is [MASK].",
+        "--device",
+        device,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = std::fs::read(&out).unwrap();
     let ours = parse(&ours).unwrap();
@@ -78,7 +88,10 @@ fn inspect_matches_pytorch(device: &str, tols: [f32; 3]) {
     let reference = parse(&refb).unwrap();
     let mut names: Vec<String> = ours.names().into_iter().map(String::from).collect();
     names.sort();
-    assert_eq!(names, ["attentions.0", "attentions.1", "hidden_states.0", "hidden_states.1", "hidden_states.2", "input_ids", "logits", "token_type_ids"]);
+    assert_eq!(
+        names,
+        ["attentions.0", "attentions.1", "hidden_states.0", "hidden_states.1", "hidden_states.2", "input_ids", "logits", "token_type_ids"]
+    );
     for (name, tol) in [("hidden_states.2", tols[0]), ("attentions.1", tols[1]), ("logits", tols[2])] {
         let a = read_f32(name, &ours.tensor(name).unwrap()).unwrap();
         let b = read_f32(name, &reference.tensor(name).unwrap()).unwrap();
@@ -113,7 +126,8 @@ fn grad_writes_gradients_under_the_files_own_names() {
 fn grad_matches_pytorch(reference: &safetensors::SafeTensors<'_>, bj: &Path, device: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("g.safetensors");
-    let o = run(&["grad", "--model", &default_model(), "--batch", bj.to_str().unwrap(), "--device", device, "--out", out.to_str().unwrap()]);
+    let o =
+        run(&["grad", "--model", &default_model(), "--batch", bj.to_str().unwrap(), "--device", device, "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let gb = std::fs::read(&out).unwrap();
     let g = parse(&gb).unwrap();
@@ -200,7 +214,8 @@ fn bad_models_and_inputs_get_clear_errors() {
 fn hostile_text_never_crashes() {
     let m = default_model();
     let long = "word ".repeat(5000);
-    for text in ["", "[MASK]", "[MASK] [MASK] [MASK]", "\u{1}\u{2}\u{7f}\u{200b}", "مرحبا بالعالم [MASK]", "🙂🙃 [MASK] 👍🏽", long.as_str()] {
+    for text in ["", "[MASK]", "[MASK] [MASK] [MASK]", "\u{1}\u{2}\u{7f}\u{200b}", "مرحبا بالعالم [MASK]", "🙂🙃 [MASK] 👍🏽", long.as_str()]
+    {
         let o = run(&["fill", "--model", &m, "--text", text]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success(), "{:?}: {err}", text.chars().take(20).collect::<String>());
@@ -216,8 +231,27 @@ fn train_on_the_gpu_logs_json_lines_and_saves_a_loadable_model() {
     let out = dir.path().join("m");
     let corpus = root().join("www/corpora/simple.txt");
     let o = run(&[
-        "train", "--corpus", corpus.to_str().unwrap(), "--config", "scratch-tiny", "--vocab-size", "300", "--steps", "4",
-        "--batch", "4", "--seq", "16", "--lr", "1e-3", "--log-every", "1", "--device", "gpu", "--out", out.to_str().unwrap(),
+        "train",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--config",
+        "scratch-tiny",
+        "--vocab-size",
+        "300",
+        "--steps",
+        "4",
+        "--batch",
+        "4",
+        "--seq",
+        "16",
+        "--lr",
+        "1e-3",
+        "--log-every",
+        "1",
+        "--device",
+        "gpu",
+        "--out",
+        out.to_str().unwrap(),
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");

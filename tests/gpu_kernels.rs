@@ -83,7 +83,16 @@ fn linear_forward_and_backward_match_cpu_on_odd_shapes() {
         let mut rec = ctx().recorder();
         mm::linear(&mut rec, v(&xb), v(&wb), Some(v(&bb)), v(&yb), n, inp, out).unwrap();
         let s = Shape::new(n, out, inp);
-        mm::matmul(&mut rec, Operand::rows(v(&xb), inp), Operand::transposed(v(&wb), inp), Some(v(&bb)), Operand::rows(v(&naive), out), s, Kernel::Naive).unwrap();
+        mm::matmul(
+            &mut rec,
+            Operand::rows(v(&xb), inp),
+            Operand::transposed(v(&wb), inp),
+            Some(v(&bb)),
+            Operand::rows(v(&naive), out),
+            s,
+            Kernel::Naive,
+        )
+        .unwrap();
         mm::linear_backward(&mut rec, v(&dyb), v(&xb), v(&wb), Some((v(&dxb), false)), v(&dwb), n, inp, out).unwrap();
         reduce::colsum(&mut rec, v(&dyb), n, out, v(&dbb)).unwrap();
         let hs = [rec.read(v(&yb)), rec.read(v(&naive)), rec.read(v(&dxb)), rec.read(v(&dwb)), rec.read(v(&dbb))];
@@ -167,9 +176,7 @@ fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout()
         let head: Array1<f32> = Array1::from_shape_fn(nh, |i| if i == 1 { 0.0 } else { 1.0 - 0.25 * i as f32 });
         for drop in [None, Some(AttnDropout { p: 0.2, seed: 77 })] {
             let dmask = drop.map(|d| {
-                Array4::from_shape_fn((b, nh, t, t), |(bi, hi, i, j)| {
-                    keep_factor(d.seed, ((((bi * nh + hi) * t + i) * t) + j) as u32, d.p)
-                })
+                Array4::from_shape_fn((b, nh, t, t), |(bi, hi, i, j)| keep_factor(d.seed, ((((bi * nh + hi) * t + i) * t) + j) as u32, d.p))
             });
             let sh = AttnShape { b, t, nh };
             let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), Some(head.view()), dmask);
@@ -183,8 +190,41 @@ fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout()
             let mk2 = |l| ctx().buffer(l, n * h).unwrap();
             let (cx, dqb, dkb, dvb) = (mk2("ctx"), mk2("dq"), mk2("dk"), mk2("dv"));
             let mut rec = ctx().recorder();
-            gattn::attention_forward(&mut rec, &d, v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&mb), v(&hb), drop, true, v(&scores), v(&probs), v(&pw), v(&cx)).unwrap();
-            gattn::attention_backward(&mut rec, &d, v(&bufs[3]), v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&probs), v(&pw), v(&hb), drop, true, v(&dp), v(&ds), v(&dqb), v(&dkb), v(&dvb)).unwrap();
+            gattn::attention_forward(
+                &mut rec,
+                &d,
+                v(&bufs[0]),
+                v(&bufs[1]),
+                v(&bufs[2]),
+                v(&mb),
+                v(&hb),
+                drop,
+                true,
+                v(&scores),
+                v(&probs),
+                v(&pw),
+                v(&cx),
+            )
+            .unwrap();
+            gattn::attention_backward(
+                &mut rec,
+                &d,
+                v(&bufs[3]),
+                v(&bufs[0]),
+                v(&bufs[1]),
+                v(&bufs[2]),
+                v(&probs),
+                v(&pw),
+                v(&hb),
+                drop,
+                true,
+                v(&dp),
+                v(&ds),
+                v(&dqb),
+                v(&dkb),
+                v(&dvb),
+            )
+            .unwrap();
             let hs = [rec.read(v(&scores)), rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
             let r = rec.finish_blocking().unwrap();
             let tag = format!("b{b} t{t} nh{nh} hd{hd} drop {}", drop.is_some());

@@ -81,9 +81,8 @@ fn random_batch(cfg: &BertConfig, b: usize, t: usize, seed: u64) -> (Batch, Targ
             attention_mask[t + j] = 0; // second sequence padded
         }
     }
-    let labels: Vec<i64> = (0..n)
-        .map(|i| if attention_mask[i] == 1 && (i % 5 == 2 || t == 1) { input_ids[(i * 7) % n] as i64 } else { -100 })
-        .collect();
+    let labels: Vec<i64> =
+        (0..n).map(|i| if attention_mask[i] == 1 && (i % 5 == 2 || t == 1) { input_ids[(i * 7) % n] as i64 } else { -100 }).collect();
     let nsp: Vec<i64> = (0..b).map(|i| (i % 2) as i64).collect();
     (Batch { b, t, input_ids, token_type_ids, attention_mask }, Targets { mlm_labels: Some(labels), nsp_labels: Some(nsp) })
 }

@@ -62,8 +62,7 @@ fn check(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: O
     }
     let (loss, grads) = loss_of(&p);
     assert!(loss.is_finite() && loss > 0.0, "{name}: loss {loss}");
-    let analytic: Vec<(String, Vec<f64>)> =
-        grads.tensors().into_iter().map(|(n, g)| (n, g.iter().copied().collect())).collect();
+    let analytic: Vec<(String, Vec<f64>)> = grads.tensors().into_iter().map(|(n, g)| (n, g.iter().copied().collect())).collect();
     let h = 1e-5;
     let mut checked = 0;
     for (ti, (tname, an)) in analytic.iter().enumerate() {

@@ -233,7 +233,9 @@ fn gpu_context() -> Result<bertscope::gpu::GpuContext> {
 /// The forward the command runs: the CPU reference, or the same pass on the GPU.
 fn forward_fn(bert: &Bert, device: Device) -> Result<Box<infer::ForwardFn<'_>>> {
     Ok(match device {
-        Device::Cpu => Box::new(move |b: &Batch, o: &ForwardOptions<f32>| bertscope::model::forward::forward(&bert.params, &bert.cfg, b, o)),
+        Device::Cpu => {
+            Box::new(move |b: &Batch, o: &ForwardOptions<f32>| bertscope::model::forward::forward(&bert.params, &bert.cfg, b, o))
+        }
         Device::Gpu => {
             let ctx = gpu_context()?;
             let m = bertscope::gpu::model::GpuModel::upload(&ctx, &bert.cfg, &bert.params)?;

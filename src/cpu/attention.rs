@@ -106,7 +106,7 @@ pub fn attention_backward<T: Real>(
             let vh = v.slice(s![rows.clone(), cols.clone()]);
             let dch = dctx.slice(s![rows.clone(), cols.clone()]); // (T, HD)
             let p = cache.probs.slice(s![bi, hi, .., ..]); // (T, T)
-            // multiplier m = drop * head_mask, so P' = P * m
+                                                           // multiplier m = drop * head_mask, so P' = P * m
             let mut m = Array2::<T>::ones((t, t));
             if let Some(d) = &cache.drop {
                 m *= &d.slice(s![bi, hi, .., ..]);
@@ -115,7 +115,7 @@ pub fn attention_backward<T: Real>(
                 m *= hm[hi];
             }
             let w = &p * &m; // P'
-            // ctx = P' V  =>  dV = P'^T dctx, dP' = dctx V^T
+                             // ctx = P' V  =>  dV = P'^T dctx, dP' = dctx V^T
             T::gemm(T::one(), &w.t(), &dch, T::zero(), &mut dv.slice_mut(s![rows.clone(), cols.clone()]));
             let dp = matmul(dch, vh.t()) * &m; // (T, T) dP
             for i in 0..t {
@@ -173,12 +173,10 @@ mod tests {
         let mut rng = crate::rng::Rng::new(9);
         let drop = Array4::from_shape_simple_fn((2, 3, 5, 5), || if rng.uniform() < 0.2 { 0.0 } else { 1.25 });
         let loss = |q: &Array2<f64>, k: &Array2<f64>, v: &Array2<f64>| {
-            let (c, _) =
-                attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
+            let (c, _) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
             (c * &r).sum()
         };
-        let (_, cache) =
-            attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
+        let (_, cache) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), Some(hm.view()), Some(drop.clone()));
         let (dq, dk, dv) = attention_backward(r.view(), q.view(), k.view(), v.view(), &sh, Some(hm.view()), &cache);
         check_grad("dq", &q, &dq, |q| loss(q, &k, &v));
         check_grad("dk", &k, &dk, |k| loss(&q, k, &v));

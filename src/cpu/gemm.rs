@@ -253,7 +253,8 @@ mod tests {
     /// Odd shapes (not multiples of the tile or of the blocks), transposed operands, alpha/beta.
     #[test]
     fn matches_ndarray_on_odd_shapes_and_strides() {
-        for (i, &(m, k, n)) in [(1, 1, 1), (3, 5, 7), (4, 8, 8), (5, 9, 17), (65, 257, 9), (70, 300, 521), (130, 64, 3)].iter().enumerate() {
+        for (i, &(m, k, n)) in [(1, 1, 1), (3, 5, 7), (4, 8, 8), (5, 9, 17), (65, 257, 9), (70, 300, 521), (130, 64, 3)].iter().enumerate()
+        {
             let a: Array2<f32> = rand_array(&[m, k], 10 + i as u64).mapv(|v| v as f32).into_dimensionality().unwrap();
             let b: Array2<f32> = rand_array(&[k, n], 20 + i as u64).mapv(|v| v as f32).into_dimensionality().unwrap();
             let c0: Array2<f32> = rand_array(&[m, n], 30 + i as u64).mapv(|v| v as f32).into_dimensionality().unwrap();

@@ -88,9 +88,7 @@ mod tests {
         let g: Array1<f64> = rand_array(&[h], 2).into_dimensionality().unwrap();
         let b: Array1<f64> = rand_array(&[h], 3).into_dimensionality().unwrap();
         let r: Array2<f64> = rand_array(&[n, h], 4).into_dimensionality().unwrap();
-        let loss = |x: &Array2<f64>, g: &Array1<f64>, b: &Array1<f64>| {
-            (layernorm_forward(x.view(), g.view(), b.view(), 1e-5).0 * &r).sum()
-        };
+        let loss = |x: &Array2<f64>, g: &Array1<f64>, b: &Array1<f64>| (layernorm_forward(x.view(), g.view(), b.view(), 1e-5).0 * &r).sum();
         let (_, mean, rstd) = layernorm_forward(x.view(), g.view(), b.view(), 1e-5);
         let mut dg = Array1::zeros(h);
         let mut db = Array1::zeros(h);

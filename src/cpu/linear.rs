@@ -55,9 +55,7 @@ mod tests {
         let b: Array1<f64> = rand_array(&[o], 3).into_dimensionality().unwrap();
         let r: Array2<f64> = rand_array(&[n, o], 4).into_dimensionality().unwrap();
         // loss = sum(y * r), so dy = r
-        let loss = |x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>| {
-            (linear_forward(x.view(), w.view(), Some(b.view())) * &r).sum()
-        };
+        let loss = |x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>| (linear_forward(x.view(), w.view(), Some(b.view())) * &r).sum();
         let mut dw = Array2::zeros((o, i));
         let mut db = Array1::zeros(o);
         let dx = linear_backward(r.view(), x.view(), w.view(), dw.view_mut(), Some(db.view_mut()));

@@ -10,12 +10,7 @@ pub fn rand_array(shape: &[usize], seed: u64) -> ArrayD<f64> {
 
 /// Compares `analytic` with central differences of `f` at `x`, element by element:
 /// |a - n| <= 1e-7 + 1e-5 * max|n| over the tensor.
-pub fn check_grad<D: Dimension>(
-    name: &str,
-    x: &Array<f64, D>,
-    analytic: &Array<f64, D>,
-    f: impl Fn(&Array<f64, D>) -> f64,
-) {
+pub fn check_grad<D: Dimension>(name: &str, x: &Array<f64, D>, analytic: &Array<f64, D>, f: impl Fn(&Array<f64, D>) -> f64) {
     assert_eq!(x.shape(), analytic.shape(), "{name}: gradient shape");
     let h = 1e-6;
     let mut xp = x.as_standard_layout().to_owned();
@@ -31,9 +26,6 @@ pub fn check_grad<D: Dimension>(
     }
     let scale = numeric.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for ((a, n), i) in analytic.iter().zip(numeric.iter()).zip(0..) {
-        assert!(
-            (a - n).abs() <= 1e-7 + 1e-5 * scale,
-            "{name}[{i}]: analytic {a} vs numeric {n} (scale {scale})"
-        );
+        assert!((a - n).abs() <= 1e-7 + 1e-5 * scale, "{name}[{i}]: analytic {a} vs numeric {n} (scale {scale})");
     }
 }

@@ -65,7 +65,11 @@ pub fn viridis_hex(t: f32) -> String {
 
 /// Text that reads on top of the colour of `t` (dark on the light end).
 pub fn text_on(t: f32) -> &'static str {
-    if t > 0.62 { "#111" } else { "#fff" }
+    if t > 0.62 {
+        "#111"
+    } else {
+        "#fff"
+    }
 }
 
 /// A CSS `linear-gradient` running from 0 (left) to 1 (right), for the legend.

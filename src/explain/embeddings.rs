@@ -146,7 +146,8 @@ fn embedding_view_capped(bert: &Bert, ids: &[u32], segments: &[u32], trace: &For
     let d = h.min(max_dims);
     let emb = &bert.params.emb;
     let gather = |table: &Array2<f32>, ix: &[u32]| -> Array2<f32> {
-        Array2::from_shape_fn((ix.len(), h), |(r, c)| table[[ix[r] as usize, c]]) // (T, H)
+        Array2::from_shape_fn((ix.len(), h), |(r, c)| table[[ix[r] as usize, c]])
+        // (T, H)
     };
     let word = gather(&emb.word, ids);
     let segment = gather(&emb.token_type, segments);
@@ -196,7 +197,8 @@ fn position_view_capped(bert: &Bert, max_dims: usize) -> PositionView {
     };
     let cp = max_len.min(MAX_CLOCK_POSITIONS);
     let clock = sinusoidal_table::<f32>(cp, h); // (CP, H)
-    let mut pairs: Vec<usize> = HAND_FRACTIONS.iter().map(|f| ((f * (h / 2) as f64).round() as usize).min((h / 2).saturating_sub(1))).collect();
+    let mut pairs: Vec<usize> =
+        HAND_FRACTIONS.iter().map(|f| ((f * (h / 2) as f64).round() as usize).min((h / 2).saturating_sub(1))).collect();
     pairs.dedup();
     let hands = pairs
         .into_iter()

@@ -121,13 +121,7 @@ impl LnDetail {
 
     /// "μ = ..., σ² = ..." of the whole vector.
     pub fn stats(&self) -> String {
-        format!(
-            "μ = mean of the {} numbers = {}, σ² = {}, 1/√(σ² + ε) = {}",
-            self.input.len(),
-            n(self.mean),
-            n(self.var),
-            n(self.rstd)
-        )
+        format!("μ = mean of the {} numbers = {}, σ² = {}, 1/√(σ² + ε) = {}", self.input.len(), n(self.mean), n(self.var), n(self.rstd))
     }
 }
 
@@ -188,22 +182,11 @@ impl FfnDetail {
             (
                 "pre",
                 Formula {
-                    text: format!(
-                        "pre[{m}] = LN1 · W_1[{m},:] + b_1[{m}] = {} + {} = {}",
-                        n(pre - self.b1[m]),
-                        n(self.b1[m]),
-                        n(pre)
-                    ),
+                    text: format!("pre[{m}] = LN1 · W_1[{m},:] + b_1[{m}] = {} + {} = {}", n(pre - self.b1[m]), n(self.b1[m]), n(pre)),
                     value: pre,
                 },
             ),
-            (
-                "act",
-                Formula {
-                    text: format!("{}(pre[{m}]) = {}({}) = {}", self.activation, self.activation, n(pre), n(act)),
-                    value: act,
-                },
-            ),
+            ("act", Formula { text: format!("{}(pre[{m}]) = {}({}) = {}", self.activation, self.activation, n(pre), n(act)), value: act }),
         ]
     }
 

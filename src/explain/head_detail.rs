@@ -70,10 +70,10 @@ pub struct HeadDetail {
     /// (T) per query row: the max of the masked scores and sum_j exp(s_ij - max).
     pub row_max: Vec<f32>,
     pub row_sum_exp: Vec<f32>,
-    pub probs: Mat,   // (T, T) softmax (before the head mask), as the snapshot's attention
-    pub context: Mat, // (T, HD) the head's columns of the context (head mask applied)
-    pub concat: Mat,  // (T, <= MAX_COLS) all heads' context, a window of columns around this head
-    pub output: Mat,  // (T, same window) attn_dense = concat W_O^T + b_O
+    pub probs: Mat,         // (T, T) softmax (before the head mask), as the snapshot's attention
+    pub context: Mat,       // (T, HD) the head's columns of the context (head mask applied)
+    pub concat: Mat,        // (T, <= MAX_COLS) all heads' context, a window of columns around this head
+    pub output: Mat,        // (T, same window) attn_dense = concat W_O^T + b_O
     pub out_bias: Vec<f32>, // (window) b_O
     /// (T, window) this head's share of the output: context_h W_O[:, head block]^T.
     pub head_share: Mat,
@@ -155,7 +155,11 @@ pub struct Formula {
 }
 
 fn n(x: f32) -> String {
-    if x == f32::NEG_INFINITY { "−∞".into() } else { format!("{x:.4}") }
+    if x == f32::NEG_INFINITY {
+        "−∞".into()
+    } else {
+        format!("{x:.4}")
+    }
 }
 
 /// The first `k` terms of a sum a_0 b_0 + a_1 b_1 + ..., as text.

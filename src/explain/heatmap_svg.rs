@@ -141,7 +141,8 @@ pub fn svg(title: &str, tokens: &[String], values: &[f32], legend_note: &str) ->
             y + 26
         );
     }
-    let _ = write!(s, r##"<text class="legend-note" x="{rx}" y="{}" font-size="11" fill="#555">{}</text>"##, y + 44, xml_escape(legend_note));
+    let _ =
+        write!(s, r##"<text class="legend-note" x="{rx}" y="{}" font-size="11" fill="#555">{}</text>"##, y + 44, xml_escape(legend_note));
     s.push_str("</svg>\n");
     s
 }

@@ -4,12 +4,12 @@
 pub mod attention_views;
 pub mod chart;
 pub mod colormap;
-pub mod ffn_detail;
 pub mod diverging;
 pub mod embeddings;
+pub mod ffn_detail;
 pub mod filmstrip;
-pub mod heatmap_svg;
 pub mod head_detail;
+pub mod heatmap_svg;
 pub mod snapshot;
 pub mod training;
 

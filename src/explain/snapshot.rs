@@ -3,16 +3,16 @@
 //! model on the CPU path. The UI renders snapshots and never touches the engine.
 //! Follows HF `BertForPreTraining` outputs (`attentions`, `hidden_states`, `prediction_logits`).
 
+use super::ffn_detail::{ffn_detail, FfnDetail};
+use super::head_detail::{head_detail, HeadDetail};
 use crate::bundle::Bert;
 use crate::config::count_params;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::explain::embeddings::{embedding_view, EmbeddingView};
 use crate::infer::{batch_of, top_k};
-use crate::tokenize::Encoded;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
-use super::ffn_detail::{ffn_detail, FfnDetail};
-use super::head_detail::{head_detail, HeadDetail};
+use crate::tokenize::Encoded;
 use ndarray::{Array2, Axis};
 use serde::{Deserialize, Serialize};
 
@@ -236,11 +236,8 @@ pub fn prepare(bert: &Bert, req: &Request) -> Result<Prepared> {
     });
 
     let mask_positions: Vec<usize> = (0..t).filter(|&i| enc.input_ids[i] == mask_id).collect();
-    let mlm_rows = if bert.params.mlm.is_some() && !mask_positions.is_empty() {
-        MlmRows::Rows(mask_positions.clone())
-    } else {
-        MlmRows::None
-    };
+    let mlm_rows =
+        if bert.params.mlm.is_some() && !mask_positions.is_empty() { MlmRows::Rows(mask_positions.clone()) } else { MlmRows::None };
     let opts = ForwardOptions { head_mask, mlm_rows, dropout_seed: None };
     Ok(Prepared { batch: batch_of(&enc), opts, enc, masked_from, heads_off, mask_positions, pair: pair.is_some() })
 }
@@ -266,7 +263,8 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
     for layer in &trace.layers {
         let probs = layer.attn.probs.index_axis(Axis(0), 0); // (NH, T, T)
         for h in 0..nh {
-            attention.push(probs.index_axis(Axis(0), h).iter().copied().collect::<Vec<f32>>()); // (T*T)
+            attention.push(probs.index_axis(Axis(0), h).iter().copied().collect::<Vec<f32>>());
+            // (T*T)
         }
     }
 
@@ -418,10 +416,7 @@ mod tests {
         let s = build(&bert, &req("the [MASK] sat")).unwrap();
         let f = crate::infer::fill(&bert, "the [MASK] sat", None, 5, None).unwrap();
         let ids = |v: Vec<u32>| v;
-        assert_eq!(
-            ids(s.predictions[0].top.iter().map(|p| p.id).collect()),
-            ids(f.masks[0].predictions.iter().map(|p| p.id).collect())
-        );
+        assert_eq!(ids(s.predictions[0].top.iter().map(|p| p.id).collect()), ids(f.masks[0].predictions.iter().map(|p| p.id).collect()));
     }
 
     #[test]

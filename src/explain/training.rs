@@ -5,10 +5,10 @@
 
 use crate::bundle::Bert;
 use crate::config::{BertConfig, Heads};
+use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::explain::snapshot::{build, ModelInfo, Prediction, Request};
 use crate::infer::top_k;
-use crate::cpu::softmax::softmax_row;
 use crate::model::forward::{forward, ForwardOptions, MlmRows};
 use crate::rng::Rng;
 use crate::tokenize::BertTokenizer;
@@ -340,7 +340,10 @@ impl TrainSession {
                 self.trainer
                     .last_batch
                     .iter()
-                    .map(|m| MaskedExample { masked: mask_sequence(&m.example.ids, self.trainer.mask_config(), &mut rng), example: m.example.clone() })
+                    .map(|m| MaskedExample {
+                        masked: mask_sequence(&m.example.ids, self.trainer.mask_config(), &mut rng),
+                        example: m.example.clone(),
+                    })
                     .collect()
             }
         };
@@ -489,7 +492,15 @@ mod tests {
         assert_eq!((v.rows.len(), v.sequences, v.step, v.reroll_seed), (2, 4, 1, None));
         let c = v.counts;
         assert!(c.chosen() > 0 && c.chosen() <= c.candidates);
-        assert_eq!(c.candidates, run.trainer.last_batch.iter().flat_map(|m| &m.example.ids).filter(|&&id| !run.trainer.bert.tokenizer.special_ids().contains(&id)).count());
+        assert_eq!(
+            c.candidates,
+            run.trainer
+                .last_batch
+                .iter()
+                .flat_map(|m| &m.example.ids)
+                .filter(|&&id| !run.trainer.bert.tokenizer.special_ids().contains(&id))
+                .count()
+        );
         for (row, m) in v.rows.iter().zip(&run.trainer.last_batch) {
             assert_eq!(row.cells.len(), m.example.ids.len());
             assert!(row.is_next.is_some() && row.nsp_prob.is_some_and(|p| (0.0..=1.0).contains(&p)));
@@ -511,7 +522,9 @@ mod tests {
         assert_eq!(a, b, "a re-roll is reproducible from its seed");
         let actions = |v: &MaskingView| v.rows.iter().flat_map(|r| r.cells.iter().map(|c| c.action)).collect::<Vec<_>>();
         assert_ne!(actions(&a), actions(&c2), "another seed chooses other positions");
-        let originals = |v: &MaskingView| v.rows.iter().take(2).map(|r| r.cells.iter().map(|c| c.original.clone()).collect::<Vec<_>>()).collect::<Vec<_>>();
+        let originals = |v: &MaskingView| {
+            v.rows.iter().take(2).map(|r| r.cells.iter().map(|c| c.original.clone()).collect::<Vec<_>>()).collect::<Vec<_>>()
+        };
         assert_eq!(originals(&a), originals(&v), "a re-roll masks the same sequences");
     }
 }

@@ -95,10 +95,7 @@ pub fn record_backward(
     let mut reads = LossReads { mlm: None, nsp: None };
 
     if let (Some(labels), true) = (&targets.mlm_labels, m.has("cls.predictions.bias")) {
-        let mt = tr
-            .mlm
-            .as_ref()
-            .ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
+        let mt = tr.mlm.as_ref().ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
         let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
         if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
             return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));
@@ -109,7 +106,17 @@ pub fn record_backward(
         cross_entropy(rec, View::whole(&mt.logits), &tgt, vocab, View::whole(&stats))?; // logits -> dlogits
         reads.mlm = Some((rec.read(View::whole(&stats)), tgt));
         let dln = buf("d_mlm_ln", mm * h)?;
-        linear_backward(rec, View::whole(&mt.logits), View::whole(&mt.ln_out), w(m.decoder_name()), Some((View::whole(&dln), false)), g(m.decoder_name()), mm, h, vocab)?;
+        linear_backward(
+            rec,
+            View::whole(&mt.logits),
+            View::whole(&mt.ln_out),
+            w(m.decoder_name()),
+            Some((View::whole(&dln), false)),
+            g(m.decoder_name()),
+            mm,
+            h,
+            vocab,
+        )?;
         bias_grad(rec, View::whole(&mt.logits), mm, vocab, g("cls.predictions.bias"))?;
         let dact = buf("d_mlm_act", mm * h)?;
         layernorm_backward(
@@ -129,7 +136,17 @@ pub fn record_backward(
         let dpre = buf("d_mlm_pre", mm * h)?;
         act_backward(rec, act, View::whole(&mt.pre), View::whole(&dact), View::whole(&dpre), mm * h)?;
         let dxm = buf("d_mlm_x", mm * h)?;
-        linear_backward(rec, View::whole(&dpre), View::whole(&mt.x), w("cls.predictions.transform.dense.weight"), Some((View::whole(&dxm), false)), g("cls.predictions.transform.dense.weight"), mm, h, h)?;
+        linear_backward(
+            rec,
+            View::whole(&dpre),
+            View::whole(&mt.x),
+            w("cls.predictions.transform.dense.weight"),
+            Some((View::whole(&dxm), false)),
+            g("cls.predictions.transform.dense.weight"),
+            mm,
+            h,
+            h,
+        )?;
         bias_grad(rec, View::whole(&dpre), mm, h, g("cls.predictions.transform.dense.bias"))?;
         scatter_add(rec, View::whole(&dxm), &mt.rows, h, View::whole(&dx))?;
     }
@@ -140,12 +157,32 @@ pub fn record_backward(
             cross_entropy(rec, View::whole(nl), labels, 2, View::whole(&stats))?;
             reads.nsp = Some((rec.read(View::whole(&stats)), labels.clone()));
             let dpooled = buf("d_pooled", b * h)?;
-            linear_backward(rec, View::whole(nl), View::whole(&pool.pooled), w("cls.seq_relationship.weight"), Some((View::whole(&dpooled), false)), g("cls.seq_relationship.weight"), b, h, 2)?;
+            linear_backward(
+                rec,
+                View::whole(nl),
+                View::whole(&pool.pooled),
+                w("cls.seq_relationship.weight"),
+                Some((View::whole(&dpooled), false)),
+                g("cls.seq_relationship.weight"),
+                b,
+                h,
+                2,
+            )?;
             bias_grad(rec, View::whole(nl), b, 2, g("cls.seq_relationship.bias"))?;
             let dpre = buf("d_pool_pre", b * h)?;
             act_backward(rec, Act::Tanh, View::whole(&pool.pooled), View::whole(&dpooled), View::whole(&dpre), b * h)?;
             let dcls = buf("d_cls", b * h)?;
-            linear_backward(rec, View::whole(&dpre), View::whole(&pool.cls), w("bert.pooler.dense.weight"), Some((View::whole(&dcls), false)), g("bert.pooler.dense.weight"), b, h, h)?;
+            linear_backward(
+                rec,
+                View::whole(&dpre),
+                View::whole(&pool.cls),
+                w("bert.pooler.dense.weight"),
+                Some((View::whole(&dcls), false)),
+                g("bert.pooler.dense.weight"),
+                b,
+                h,
+                h,
+            )?;
             bias_grad(rec, View::whole(&dpre), b, h, g("bert.pooler.dense.bias"))?;
             let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
             scatter_add(rec, View::whole(&dcls), &cls_rows, h, View::whole(&dx))?;
@@ -186,14 +223,34 @@ pub fn record_backward(
             None => d_out_res.clone(),
         };
         let d_ffn_act = buf("d_ffn_act", n * inter)?;
-        linear_backward(rec, View::whole(&d_ffn_out), View::whole(&lt.ffn_act), lw("output.dense.weight"), Some((View::whole(&d_ffn_act), false)), lg("output.dense.weight"), n, inter, h)?;
+        linear_backward(
+            rec,
+            View::whole(&d_ffn_out),
+            View::whole(&lt.ffn_act),
+            lw("output.dense.weight"),
+            Some((View::whole(&d_ffn_act), false)),
+            lg("output.dense.weight"),
+            n,
+            inter,
+            h,
+        )?;
         bias_grad(rec, View::whole(&d_ffn_out), n, h, lg("output.dense.bias"))?;
         // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
         let d_ffn_pre = buf("d_ffn_pre", n * inter)?;
         act_backward(rec, act, View::whole(&lt.ffn_pre), View::whole(&d_ffn_act), View::whole(&d_ffn_pre), n * inter)?;
         let d_attn_ln_out = buf("d_attn_ln_out", n * h)?;
         rec.copy(View::whole(&d_out_res), View::whole(&d_attn_ln_out));
-        linear_backward(rec, View::whole(&d_ffn_pre), View::whole(&lt.attn_ln_out), lw("intermediate.dense.weight"), Some((View::whole(&d_attn_ln_out), true)), lg("intermediate.dense.weight"), n, h, inter)?;
+        linear_backward(
+            rec,
+            View::whole(&d_ffn_pre),
+            View::whole(&lt.attn_ln_out),
+            lw("intermediate.dense.weight"),
+            Some((View::whole(&d_attn_ln_out), true)),
+            lg("intermediate.dense.weight"),
+            n,
+            h,
+            inter,
+        )?;
         bias_grad(rec, View::whole(&d_ffn_pre), n, inter, lg("intermediate.dense.bias"))?;
         // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
         let d_attn_res = buf("d_attn_res", n * h)?;
@@ -224,7 +281,17 @@ pub fn record_backward(
             None => d_attn_res.clone(),
         };
         let d_context = buf("d_context", n * h)?;
-        linear_backward(rec, View::whole(&d_attn_dense), View::whole(&lt.context), lw("attention.output.dense.weight"), Some((View::whole(&d_context), false)), lg("attention.output.dense.weight"), n, h, h)?;
+        linear_backward(
+            rec,
+            View::whole(&d_attn_dense),
+            View::whole(&lt.context),
+            lw("attention.output.dense.weight"),
+            Some((View::whole(&d_context), false)),
+            lg("attention.output.dense.weight"),
+            n,
+            h,
+            h,
+        )?;
         bias_grad(rec, View::whole(&d_attn_dense), n, h, lg("attention.output.dense.bias"))?;
         let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
         let big = b * nh * t * t;
@@ -249,7 +316,17 @@ pub fn record_backward(
             View::whole(&dv),
         )?;
         for (d, name) in [(&dq, "attention.self.query"), (&dk, "attention.self.key"), (&dv, "attention.self.value")] {
-            linear_backward(rec, View::whole(d), input, lw(&format!("{name}.weight")), Some((View::whole(&d_input), true)), lg(&format!("{name}.weight")), n, h, h)?;
+            linear_backward(
+                rec,
+                View::whole(d),
+                input,
+                lw(&format!("{name}.weight")),
+                Some((View::whole(&d_input), true)),
+                lg(&format!("{name}.weight")),
+                n,
+                h,
+                h,
+            )?;
             bias_grad(rec, View::whole(d), n, h, lg(&format!("{name}.bias")))?;
         }
         dx = d_input;

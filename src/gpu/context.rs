@@ -306,9 +306,7 @@ impl<'c> Recorder<'c> {
         }
         let max = self.ctx.limits.max_compute_workgroups_per_dimension;
         if groups.0 > max || groups.1 > max || groups.2 > max {
-            return Err(gpu_err(format!(
-                "{entry}: {groups:?} workgroups exceed this GPU's {max} per dimension; use the CPU path"
-            )));
+            return Err(gpu_err(format!("{entry}: {groups:?} workgroups exceed this GPU's {max} per dimension; use the CPU path")));
         }
         let ctx = self.ctx;
         let cached = ctx.pipelines.get(&ctx.device, &ctx.limits, family, entry, wg)?;
@@ -360,9 +358,8 @@ impl<'c> Recorder<'c> {
         let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(entry), layout, entries: &entries });
         if self.pass.is_none() {
             let enc = self.encoder.as_mut().expect("recorder open");
-            let pass = enc
-                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("bertscope"), timestamp_writes: None })
-                .forget_lifetime();
+            let pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("bertscope"), timestamp_writes: None }).forget_lifetime();
             self.pass = Some(pass);
         }
         let pass = self.pass.as_mut().expect("pass open");
@@ -443,12 +440,8 @@ impl<'c> Recorder<'c> {
             let _ = tx.send(r);
         });
         #[cfg(not(target_arch = "wasm32"))]
-        ctx.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| gpu_err(format!("waiting for the GPU failed: {e}")))?;
-        rx.await
-            .map_err(|_| gpu_err("the GPU readback was dropped"))?
-            .map_err(|e| gpu_err(format!("could not read GPU results: {e}")))?;
+        ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| gpu_err(format!("waiting for the GPU failed: {e}")))?;
+        rx.await.map_err(|_| gpu_err("the GPU readback was dropped"))?.map_err(|e| gpu_err(format!("could not read GPU results: {e}")))?;
         ctx.check_alive()?;
         let data = {
             let view = st.get_mapped_range(..).map_err(|e| gpu_err(format!("mapping the staging buffer: {e}")))?;

@@ -13,39 +13,37 @@ use crate::config::{BertConfig, PositionEncoding};
 use crate::cpu::attention::AttentionCache;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
-use crate::model::forward::{
-    Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmRows, MlmTrace, PoolTrace,
-};
+use crate::model::forward::{Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmRows, MlmTrace, PoolTrace};
 use ndarray::{Array1, Array2, Array4};
 
 pub struct GpuLayerTrace {
-    pub q: wgpu::Buffer,        // (N, H)
-    pub k: wgpu::Buffer,        // (N, H)
-    pub v: wgpu::Buffer,        // (N, H)
-    pub scores: wgpu::Buffer,   // (B, NH, T, T) scaled, before the mask
-    pub probs: wgpu::Buffer,    // (B, NH, T, T)
-    pub pw: wgpu::Buffer,       // (B, NH, T, T) P * head mask * dropout (when weighted)
+    pub q: wgpu::Buffer,      // (N, H)
+    pub k: wgpu::Buffer,      // (N, H)
+    pub v: wgpu::Buffer,      // (N, H)
+    pub scores: wgpu::Buffer, // (B, NH, T, T) scaled, before the mask
+    pub probs: wgpu::Buffer,  // (B, NH, T, T)
+    pub pw: wgpu::Buffer,     // (B, NH, T, T) P * head mask * dropout (when weighted)
     pub weighted: bool,
-    pub head: wgpu::Buffer,     // (NH) head-mask factors
-    pub context: wgpu::Buffer,  // (N, H)
+    pub head: wgpu::Buffer,       // (NH) head-mask factors
+    pub context: wgpu::Buffer,    // (N, H)
     pub attn_dense: wgpu::Buffer, // (N, H) after dropout
-    pub attn_res: wgpu::Buffer, // (N, H)
+    pub attn_res: wgpu::Buffer,   // (N, H)
     pub attn_ln_mean: wgpu::Buffer,
     pub attn_ln_rstd: wgpu::Buffer,
     pub attn_ln_out: wgpu::Buffer, // (N, H)
-    pub ffn_pre: wgpu::Buffer,  // (N, I)
-    pub ffn_act: wgpu::Buffer,  // (N, I)
-    pub ffn_out: wgpu::Buffer,  // (N, H) after dropout
-    pub out_res: wgpu::Buffer,  // (N, H)
+    pub ffn_pre: wgpu::Buffer,     // (N, I)
+    pub ffn_act: wgpu::Buffer,     // (N, I)
+    pub ffn_out: wgpu::Buffer,     // (N, H) after dropout
+    pub out_res: wgpu::Buffer,     // (N, H)
     pub out_ln_mean: wgpu::Buffer,
     pub out_ln_rstd: wgpu::Buffer,
 }
 
 pub struct GpuMlmTrace {
     pub rows: Vec<usize>,
-    pub x: wgpu::Buffer,      // (M, H) gathered last hidden rows
-    pub pre: wgpu::Buffer,    // (M, H)
-    pub act: wgpu::Buffer,    // (M, H)
+    pub x: wgpu::Buffer,   // (M, H) gathered last hidden rows
+    pub pre: wgpu::Buffer, // (M, H)
+    pub act: wgpu::Buffer, // (M, H)
     pub ln_mean: wgpu::Buffer,
     pub ln_rstd: wgpu::Buffer,
     pub ln_out: wgpu::Buffer, // (M, H)
@@ -53,19 +51,19 @@ pub struct GpuMlmTrace {
 }
 
 pub struct GpuPoolTrace {
-    pub cls: wgpu::Buffer,    // (B, H)
-    pub pooled: wgpu::Buffer, // (B, H)
+    pub cls: wgpu::Buffer,                // (B, H)
+    pub pooled: wgpu::Buffer,             // (B, H)
     pub nsp_logits: Option<wgpu::Buffer>, // (B, 2)
 }
 
 pub struct GpuTrace {
     pub b: usize,
     pub t: usize,
-    pub mask: wgpu::Buffer,  // (B, T)
+    pub mask: wgpu::Buffer,         // (B, T)
     pub word: Option<wgpu::Buffer>, // (N, H) separate parts, only when asked for
     pub position: wgpu::Buffer,     // (T, H) the position rows used
     pub token_type: Option<wgpu::Buffer>,
-    pub sum: wgpu::Buffer,   // (N, H)
+    pub sum: wgpu::Buffer, // (N, H)
     pub ln_mean: wgpu::Buffer,
     pub ln_rstd: wgpu::Buffer,
     /// L+1 hidden states (N, H), as HF `hidden_states`.
@@ -201,7 +199,16 @@ pub fn record_forward(
             View::whole(&context),
         )?;
         let attn_dense = buf("attn_dense", n * h)?;
-        linear(rec, View::whole(&context), lw("attention.output.dense.weight"), Some(lw("attention.output.dense.bias")), View::whole(&attn_dense), n, h, h)?;
+        linear(
+            rec,
+            View::whole(&context),
+            lw("attention.output.dense.weight"),
+            Some(lw("attention.output.dense.bias")),
+            View::whole(&attn_dense),
+            n,
+            h,
+            h,
+        )?;
         if let Some((s, p)) = drop(2 + 3 * l, cfg.hidden_dropout_prob) {
             dropout(rec, View::whole(&attn_dense), n * h, p, s)?;
         }
@@ -221,7 +228,16 @@ pub fn record_forward(
             eps,
         )?;
         let (ffn_pre, ffn_act) = (buf("ffn_pre", n * inter)?, buf("ffn_act", n * inter)?);
-        linear(rec, View::whole(&attn_ln_out), lw("intermediate.dense.weight"), Some(lw("intermediate.dense.bias")), View::whole(&ffn_pre), n, h, inter)?;
+        linear(
+            rec,
+            View::whole(&attn_ln_out),
+            lw("intermediate.dense.weight"),
+            Some(lw("intermediate.dense.bias")),
+            View::whole(&ffn_pre),
+            n,
+            h,
+            inter,
+        )?;
         act_forward(rec, act, View::whole(&ffn_pre), View::whole(&ffn_act), n * inter)?;
         let ffn_out = buf("ffn_out", n * h)?;
         linear(rec, View::whole(&ffn_act), lw("output.dense.weight"), Some(lw("output.dense.bias")), View::whole(&ffn_out), n, inter, h)?;
@@ -284,7 +300,16 @@ pub fn record_forward(
             gather(rec, last, &rows, h, View::whole(&x))?;
             let (pre, actb, ln_out) = (buf("mlm_pre", mm * h)?, buf("mlm_act", mm * h)?, buf("mlm_ln_out", mm * h)?);
             let (lm, lr) = (buf("mlm_ln_mean", mm)?, buf("mlm_ln_rstd", mm)?);
-            linear(rec, View::whole(&x), w("cls.predictions.transform.dense.weight"), Some(w("cls.predictions.transform.dense.bias")), View::whole(&pre), mm, h, h)?;
+            linear(
+                rec,
+                View::whole(&x),
+                w("cls.predictions.transform.dense.weight"),
+                Some(w("cls.predictions.transform.dense.bias")),
+                View::whole(&pre),
+                mm,
+                h,
+                h,
+            )?;
             act_forward(rec, act, View::whole(&pre), View::whole(&actb), mm * h)?;
             layernorm_forward(
                 rec,
@@ -315,7 +340,16 @@ pub fn record_forward(
         act_forward(rec, Act::Tanh, View::whole(&pre), View::whole(&pooled), b * h)?;
         let nsp_logits = if m.has("cls.seq_relationship.weight") {
             let nl = buf("nsp_logits", b * 2)?;
-            linear(rec, View::whole(&pooled), w("cls.seq_relationship.weight"), Some(w("cls.seq_relationship.bias")), View::whole(&nl), b, h, 2)?;
+            linear(
+                rec,
+                View::whole(&pooled),
+                w("cls.seq_relationship.weight"),
+                Some(w("cls.seq_relationship.bias")),
+                View::whole(&nl),
+                b,
+                h,
+                2,
+            )?;
             Some(nl)
         } else {
             None
@@ -366,8 +400,23 @@ impl GpuTrace {
         }
         for l in &self.layers {
             for x in [
-                &l.q, &l.k, &l.v, &l.scores, &l.probs, &l.context, &l.attn_dense, &l.attn_res, &l.attn_ln_mean, &l.attn_ln_rstd,
-                &l.attn_ln_out, &l.ffn_pre, &l.ffn_act, &l.ffn_out, &l.out_res, &l.out_ln_mean, &l.out_ln_rstd,
+                &l.q,
+                &l.k,
+                &l.v,
+                &l.scores,
+                &l.probs,
+                &l.context,
+                &l.attn_dense,
+                &l.attn_res,
+                &l.attn_ln_mean,
+                &l.attn_ln_rstd,
+                &l.attn_ln_out,
+                &l.ffn_pre,
+                &l.ffn_act,
+                &l.ffn_out,
+                &l.out_res,
+                &l.out_ln_mean,
+                &l.out_ln_rstd,
             ] {
                 r(x);
             }
@@ -462,10 +511,8 @@ impl TraceReads {
                 logits: a2(next(), mm, v),
             }
         });
-        let pool = tr.pool.as_ref().map(|p| PoolTrace {
-            pooled: a2(next(), b, h),
-            nsp_logits: p.nsp_logits.as_ref().map(|_| a2(next(), b, 2)),
-        });
+        let pool =
+            tr.pool.as_ref().map(|p| PoolTrace { pooled: a2(next(), b, h), nsp_logits: p.nsp_logits.as_ref().map(|_| a2(next(), b, 2)) });
         let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
         ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: tr.head_mask.clone() }
     }

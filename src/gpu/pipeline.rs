@@ -42,13 +42,13 @@ impl Family {
     pub fn slots(self) -> (usize, usize) {
         match self {
             Family::Matmul | Family::MatmulSubgroup => (3, 1), // a, b, bias | c
-            Family::Attention => (3, 2),    // x, mask/probs, head factors | y, z
-            Family::LayerNorm => (5, 4),    // x, x2, gamma, mean, rstd | out, sum/dx, stats, dgamma/dbeta
-            Family::Elementwise => (2, 1),  // x, y | out
-            Family::Embedding => (5, 1),    // table(s)/src, ids, lists | out
-            Family::Reduce => (1, 1),       // x | out
-            Family::CrossEntropy => (1, 2), // targets | logits (-> dlogits), row loss
-            Family::AdamW => (2, 3),        // grads, clip | params, m, v
+            Family::Attention => (3, 2),                       // x, mask/probs, head factors | y, z
+            Family::LayerNorm => (5, 4),                       // x, x2, gamma, mean, rstd | out, sum/dx, stats, dgamma/dbeta
+            Family::Elementwise => (2, 1),                     // x, y | out
+            Family::Embedding => (5, 1),                       // table(s)/src, ids, lists | out
+            Family::Reduce => (1, 1),                          // x | out
+            Family::CrossEntropy => (1, 2),                    // targets | logits (-> dlogits), row loss
+            Family::AdamW => (2, 3),                           // grads, clip | params, m, v
         }
     }
 }
@@ -71,14 +71,7 @@ impl PipelineCache {
         self.len() == 0
     }
 
-    pub fn get(
-        &self,
-        device: &wgpu::Device,
-        limits: &wgpu::Limits,
-        family: Family,
-        entry: &'static str,
-        wg: (u32, u32),
-    ) -> Result<Entry> {
+    pub fn get(&self, device: &wgpu::Device, limits: &wgpu::Limits, family: Family, entry: &'static str, wg: (u32, u32)) -> Result<Entry> {
         if let Some(e) = self.pipelines.borrow().get(&(family, entry, wg)) {
             return Ok(e.clone());
         }

@@ -29,10 +29,7 @@ pub struct Targets {
 impl Targets {
     /// The rows that carry MLM loss (the only rows whose logits training computes).
     pub fn labelled_rows(&self) -> Vec<usize> {
-        self.mlm_labels
-            .as_ref()
-            .map(|l| l.iter().enumerate().filter(|(_, &v)| v != IGNORE).map(|(i, _)| i).collect())
-            .unwrap_or_default()
+        self.mlm_labels.as_ref().map(|l| l.iter().enumerate().filter(|(_, &v)| v != IGNORE).map(|(i, _)| i).collect()).unwrap_or_default()
     }
 
     pub fn validate(&self, cfg: &BertConfig, batch: &Batch) -> Result<()> {
@@ -98,10 +95,7 @@ pub fn backward<T: Real>(
 
     // MLM: logits = LN(act(x W_t^T + b_t)) E^T + bias at the rows in the trace.
     if let (Some(labels), Some(head)) = (&targets.mlm_labels, &p.mlm) {
-        let mt = tr
-            .mlm
-            .as_mut()
-            .ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
+        let mt = tr.mlm.as_mut().ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
         let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
         if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
             return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));

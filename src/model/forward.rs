@@ -57,10 +57,7 @@ impl Batch {
             return Err(BertError::Input(format!("token id {id} is outside the vocabulary ({})", cfg.vocab_size)));
         }
         if let Some(&id) = self.token_type_ids.iter().find(|&&i| i >= cfg.type_vocab_size) {
-            return Err(BertError::Input(format!(
-                "token type id {id} is outside type_vocab_size {}",
-                cfg.type_vocab_size
-            )));
+            return Err(BertError::Input(format!("token type id {id} is outside type_vocab_size {}", cfg.type_vocab_size)));
         }
         Ok(())
     }
@@ -86,13 +83,13 @@ pub struct ForwardOptions<T> {
 
 #[derive(Clone, Debug)]
 pub struct EmbeddingTrace<T> {
-    pub word: Array2<T>,           // (N, H)
-    pub position: Array2<T>,       // (N, H) learned rows or the sinusoidal encoding
-    pub token_type: Array2<T>,     // (N, H)
-    pub sum: Array2<T>,            // (N, H) word + position + token_type
-    pub ln_mean: Array1<T>,        // (N)
-    pub ln_rstd: Array1<T>,        // (N)
-    pub drop: Option<Array2<T>>,   // (N, H)
+    pub word: Array2<T>,         // (N, H)
+    pub position: Array2<T>,     // (N, H) learned rows or the sinusoidal encoding
+    pub token_type: Array2<T>,   // (N, H)
+    pub sum: Array2<T>,          // (N, H) word + position + token_type
+    pub ln_mean: Array1<T>,      // (N)
+    pub ln_rstd: Array1<T>,      // (N)
+    pub drop: Option<Array2<T>>, // (N, H)
 }
 
 #[derive(Clone, Debug)]
@@ -166,12 +163,7 @@ fn apply_dropout<T: Real>(x: &mut Array2<T>, p: f64, rng: &mut Option<Rng>) -> O
 }
 
 /// Runs the model on `batch`. Errors only on invalid input (ids, lengths, head mask shape).
-pub fn forward<T: Real>(
-    p: &BertParams<T>,
-    cfg: &BertConfig,
-    batch: &Batch,
-    opts: &ForwardOptions<T>,
-) -> Result<ForwardTrace<T>> {
+pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts: &ForwardOptions<T>) -> Result<ForwardTrace<T>> {
     batch.validate(cfg)?;
     let (b, t) = (batch.b, batch.t);
     let (h, nh, eps) = (cfg.hidden_size, cfg.num_attention_heads, cfg.layer_norm_eps);
@@ -212,27 +204,22 @@ pub fn forward<T: Real>(
         let k = linear_forward(input, lp.key.weight.view(), Some(lp.key.bias.view()));
         let v = linear_forward(input, lp.value.weight.view(), Some(lp.value.bias.view()));
         let attn_mask = match rng.as_mut() {
-            Some(r) if cfg.attention_probs_dropout_prob > 0.0 => {
-                Some(dropout_mask((b, nh, t, t), cfg.attention_probs_dropout_prob, r))
-            }
+            Some(r) if cfg.attention_probs_dropout_prob > 0.0 => Some(dropout_mask((b, nh, t, t), cfg.attention_probs_dropout_prob, r)),
             _ => None,
         };
         let hm = opts.head_mask.as_ref().map(|m| m.row(li));
         let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), hm, attn_mask);
-        let mut attn_dense =
-            linear_forward(context.view(), lp.attn_out.weight.view(), Some(lp.attn_out.bias.view()));
+        let mut attn_dense = linear_forward(context.view(), lp.attn_out.weight.view(), Some(lp.attn_out.bias.view()));
         let attn_drop = apply_dropout(&mut attn_dense, cfg.hidden_dropout_prob, &mut rng);
         let attn_res = &attn_dense + &input;
         let (attn_ln_out, attn_ln_mean, attn_ln_rstd) =
             layernorm_forward(attn_res.view(), lp.attn_ln.gamma.view(), lp.attn_ln.beta.view(), eps);
-        let ffn_pre =
-            linear_forward(attn_ln_out.view(), lp.intermediate.weight.view(), Some(lp.intermediate.bias.view()));
+        let ffn_pre = linear_forward(attn_ln_out.view(), lp.intermediate.weight.view(), Some(lp.intermediate.bias.view()));
         let ffn_act = activation_forward(cfg.activation(), ffn_pre.view());
         let mut ffn_out = linear_forward(ffn_act.view(), lp.output.weight.view(), Some(lp.output.bias.view()));
         let ffn_drop = apply_dropout(&mut ffn_out, cfg.hidden_dropout_prob, &mut rng);
         let out_res = &ffn_out + &attn_ln_out;
-        let (out, out_ln_mean, out_ln_rstd) =
-            layernorm_forward(out_res.view(), lp.out_ln.gamma.view(), lp.out_ln.beta.view(), eps);
+        let (out, out_ln_mean, out_ln_rstd) = layernorm_forward(out_res.view(), lp.out_ln.gamma.view(), lp.out_ln.beta.view(), eps);
         // attn_dense/ffn_out are kept after dropout: they are what the residual adds.
         layers.push(LayerTrace {
             q,
@@ -276,8 +263,7 @@ pub fn forward<T: Real>(
     let pool = p.pooler.as_ref().map(|pl| {
         let cls = Array2::from_shape_fn((b, h), |(bi, j)| last[[bi * t, j]]); // (B, H)
         let pooled = tanh_forward(linear_forward(cls.view(), pl.weight.view(), Some(pl.bias.view())).view());
-        let nsp_logits =
-            p.nsp.as_ref().map(|n| linear_forward(pooled.view(), n.weight.view(), Some(n.bias.view())));
+        let nsp_logits = p.nsp.as_ref().map(|n| linear_forward(pooled.view(), n.weight.view(), Some(n.bias.view())));
         PoolTrace { pooled, nsp_logits }
     });
 
@@ -293,8 +279,7 @@ fn mlm_forward<T: Real>(
 ) -> MlmTrace<T> {
     let pre = linear_forward(x, head.transform.weight.view(), Some(head.transform.bias.view())); // (M, H)
     let act = activation_forward(cfg.activation(), pre.view());
-    let (ln_out, ln_mean, ln_rstd) =
-        layernorm_forward(act.view(), head.ln.gamma.view(), head.ln.beta.view(), cfg.layer_norm_eps);
+    let (ln_out, ln_mean, ln_rstd) = layernorm_forward(act.view(), head.ln.gamma.view(), head.ln.beta.view(), cfg.layer_norm_eps);
     let dec = p.decoder().expect("mlm head has a decoder");
     let logits = linear_forward(ln_out.view(), dec.view(), Some(head.bias.view())); // (M, V)
     MlmTrace { rows, pre, act, ln_mean, ln_rstd, ln_out, logits }

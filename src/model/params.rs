@@ -42,10 +42,10 @@ pub struct Layer<T> {
 
 #[derive(Clone, Debug)]
 pub struct MlmHead<T> {
-    pub transform: Linear<T>,        // (H, H)
-    pub ln: LayerNorm<T>,            // (H)
-    pub decoder: Option<Array2<T>>,  // (V, H); None when tied to the word embeddings
-    pub bias: Array1<T>,             // (V)
+    pub transform: Linear<T>,       // (H, H)
+    pub ln: LayerNorm<T>,           // (H)
+    pub decoder: Option<Array2<T>>, // (V, H); None when tied to the word embeddings
+    pub bias: Array1<T>,            // (V)
 }
 
 #[derive(Clone, Debug)]

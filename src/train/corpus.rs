@@ -70,7 +70,11 @@ impl Corpus {
         if self.docs.len() >= 2 * every.max(2) {
             let (mut train, mut held) = (Vec::new(), Vec::new());
             for (i, d) in self.docs.iter().enumerate() {
-                if i % every == every - 1 { held.push(d.clone()) } else { train.push(d.clone()) }
+                if i % every == every - 1 {
+                    held.push(d.clone())
+                } else {
+                    train.push(d.clone())
+                }
             }
             return (Corpus { docs: train }, Corpus { docs: held });
         }

@@ -154,9 +154,7 @@ mod tests {
 
     fn corpus() -> TokenizedCorpus {
         // 6 documents of 5 sentences; id = 100 * doc + 10 * sentence + word
-        TokenizedCorpus {
-            docs: (0..6).map(|d| (0..5).map(|s| (0..4).map(|w| 100 * d + 10 * s + w + 5).collect()).collect()).collect(),
-        }
+        TokenizedCorpus { docs: (0..6).map(|d| (0..5).map(|s| (0..4).map(|w| 100 * d + 10 * s + w + 5).collect()).collect()).collect() }
     }
 
     #[test]

@@ -162,7 +162,8 @@ impl Trainer {
             )));
         }
         let tok = &bert.tokenizer;
-        let ex_cfg = ExampleConfig { max_len: opts.seq, nsp: bert.params.nsp.is_some(), cls: tok.cls_id, sep: tok.sep_id, short_seq_prob: 0.1 };
+        let ex_cfg =
+            ExampleConfig { max_len: opts.seq, nsp: bert.params.nsp.is_some(), cls: tok.cls_id, sep: tok.sep_id, short_seq_prob: 0.1 };
         let mask_cfg = MaskingConfig {
             prob: opts.mask_prob,
             mask_id: tok.mask_id,

@@ -1,11 +1,11 @@
 //! The page: state in a reducer (`state.rs`), the engine in a Web Worker (`engine.rs`) reached
 //! through a yew-agent reactor bridge, the URL kept in step, and the views laid out.
 
-use super::components::{FfnPanel, Fold, HeadSteps, LayerTrajectory};
 use super::components::{
-    Ablation, AttentionPanel, Badge, BeforePredictions, Control, EmbedSection, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel, ModelPicker, Predictions, SnapRef,
-    TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
+    Ablation, AttentionPanel, Badge, BeforePredictions, Control, EmbedSection, ErrorBox, Filmstrip, Layers, LoadProgress, MaskingPanel,
+    ModelPicker, Predictions, SnapRef, TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
+use super::components::{FfnPanel, Fold, HeadSteps, LayerTrajectory};
 use super::engine::Engine;
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use super::state::{Action, AppState, Coalescer, Load};
@@ -82,7 +82,7 @@ fn point_at(selector: Option<&str>) {
     }
 }
 
-/// The worker script Trunk writes next to index.html.
+/// The worker script scripts/build_web.sh writes next to index.html (its wasm: worker_bg.wasm).
 const WORKER_PATH: &str = "worker.js";
 
 fn location_search() -> String {

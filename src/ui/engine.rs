@@ -8,9 +8,9 @@ use super::fetch::{content_length, js_text, now_ms, response, span_end, span_sta
 use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
-use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSession, TrainSetup};
 use crate::explain::embeddings::position_view;
 use crate::explain::snapshot::{finish, prepare};
+use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSession, TrainSetup};
 use crate::explain::{build, ModelInfo, Request};
 use crate::model::forward::forward;
 use futures::{FutureExt, SinkExt, StreamExt};
@@ -349,22 +349,22 @@ impl Worker {
                     let _ = r.sync().await; // the GPU's weights, when the run trains there
                 }
                 match &self.run {
-                None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
-                Some(r) => match r.trainer.bert.to_files() {
-                    Ok(f) => {
-                        for (_, _, url) in self.links.drain(..) {
-                            let _ = web_sys::Url::revoke_object_url(&url);
+                    None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
+                    Some(r) => match r.trainer.bert.to_files() {
+                        Ok(f) => {
+                            for (_, _, url) in self.links.drain(..) {
+                                let _ = web_sys::Url::revoke_object_url(&url);
+                            }
+                            self.links = download_links(&[
+                                ("config.json", f.config_json.into_bytes()),
+                                ("model.safetensors", f.weights),
+                                ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
+                            ]);
+                            TrainEvent::Saved(self.links.clone())
                         }
-                        self.links = download_links(&[
-                            ("config.json", f.config_json.into_bytes()),
-                            ("model.safetensors", f.weights),
-                            ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
-                        ]);
-                        TrainEvent::Saved(self.links.clone())
-                    }
-                    Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
-                },
-            }
+                        Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
+                    },
+                }
             }
         };
         scope.send(FromEngine::Train(ev)).await.is_ok()
@@ -392,7 +392,9 @@ impl Worker {
             }
         };
         let what = match setup.mode {
-            TrainMode::Scratch => format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size),
+            TrainMode::Scratch => {
+                format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size)
+            }
             TrainMode::Continue => "copying the loaded model, tokenising the corpus…".into(),
         };
         let _ = scope.send(FromEngine::Train(TrainEvent::Preparing(what))).await;
@@ -417,7 +419,14 @@ impl Worker {
             }
         }
         let (eval_loss, eval_acc) = run.evaluate_now_async().await.unwrap_or((f32::NAN, f32::NAN));
-        let ready = TrainEvent::Ready { info: run.info(), train_tokens: run.trainer.train_tokens(), eval_loss, eval_acc, setup_ms: now_ms() - t0, device };
+        let ready = TrainEvent::Ready {
+            info: run.info(),
+            train_tokens: run.trainer.train_tokens(),
+            eval_loss,
+            eval_acc,
+            setup_ms: now_ms() - t0,
+            device,
+        };
         let frame = run.frame();
         self.run = Some(run);
         self.pending.clear();
@@ -520,7 +529,11 @@ impl Worker {
         self.window_tokens = 0;
         self.window_ms = 0.0;
         let (step, steps) = self.run.as_ref().map(|r| (r.step_count(), r.setup.steps)).unwrap_or((0, 0));
-        let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64;
+        let memory = wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length() as u64;
         TrainEvent::Progress { logs, step, steps, running: self.running, tokens_per_s, ms_per_step, memory }
     }
 }
@@ -619,4 +632,3 @@ async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f64), String>
     span_end("load-parse");
     Ok((bert, loaded, now_ms() - t0))
 }
-

@@ -71,11 +71,13 @@ impl Gpu {
         let (adapter, emulated) = info.unwrap_or_default();
         self.adapter = (!adapter.is_empty()).then_some(adapter);
         self.emulated = emulated;
-        self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| match found {
-            false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
+        self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| {
+            match found {
+                false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
                       chrome://flags/#enable-unsafe-webgpu). The CPU path answers, with the same numbers."
-                .to_string(),
-            true => format!("WebGPU could not start ({}); the CPU path answers.", plain(&e)),
+                    .to_string(),
+                true => format!("WebGPU could not start ({}); the CPU path answers.", plain(&e)),
+            }
         }));
     }
 
@@ -111,7 +113,14 @@ impl Gpu {
             Some(Err(e)) => Some(e.clone()),
             _ => None,
         };
-        DeviceStatus { pref: self.pref, adapter: self.adapter.clone(), emulated: self.emulated, problem, on_gpu: self.usable().is_some(), race: self.race }
+        DeviceStatus {
+            pref: self.pref,
+            adapter: self.adapter.clone(),
+            emulated: self.emulated,
+            problem,
+            on_gpu: self.usable().is_some(),
+            race: self.race,
+        }
     }
 
     /// Label for the snapshot's badge.
@@ -127,7 +136,14 @@ impl Gpu {
 
     /// The forward of `bert` (identified by `key`) on the device, uploading its weights first when
     /// they are not there yet.
-    pub async fn forward(&mut self, ctx: &GpuContext, key: ModelKey, bert: &Bert, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+    pub async fn forward(
+        &mut self,
+        ctx: &GpuContext,
+        key: ModelKey,
+        bert: &Bert,
+        batch: &Batch,
+        opts: &ForwardOptions<f32>,
+    ) -> Result<ForwardTrace<f32>> {
         if self.model.as_ref().map(|(k, _)| *k) != Some(key) {
             self.model = None; // free the old weights before the new ones go up
             self.model = Some((key, GpuModel::upload(ctx, &bert.cfg, &bert.params)?));

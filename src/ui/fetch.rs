@@ -35,9 +35,7 @@ pub fn span_end(name: &str) {
 
 /// A JS error as one line of text.
 pub fn js_text(e: &JsValue) -> String {
-    e.as_string()
-        .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
-        .unwrap_or_else(|| format!("{e:?}"))
+    e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message()))).unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// Starts a GET now; await the promise with `response`.

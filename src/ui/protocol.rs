@@ -1,9 +1,9 @@
 //! The messages between the page (UI thread) and the engine's Web Worker. Plain serde types: the
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
-use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::embeddings::PositionView;
 use crate::explain::snapshot::MaskPredictions;
+use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
 use serde::{Deserialize, Serialize};
 
@@ -87,16 +87,32 @@ pub enum TrainCmd {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEngine {
     /// Bytes of the model files received so far, of `total` (0 while unknown).
-    Progress { loaded: u64, total: u64 },
-    Loaded { info: ModelInfo, bytes: u64, ms: f64 },
+    Progress {
+        loaded: u64,
+        total: u64,
+    },
+    Loaded {
+        info: ModelInfo,
+        bytes: u64,
+        ms: f64,
+    },
     LoadFailed(String),
     Snapshot(Box<Snapshot>),
-    Failed { seq: u64, message: String },
+    Failed {
+        seq: u64,
+        message: String,
+    },
     /// While the explainer uses the trained model: the loaded model's guesses at the typed
     /// [MASK]s of request `seq` (before / after, side by side).
-    Compare { seq: u64, predictions: Vec<MaskPredictions> },
+    Compare {
+        seq: u64,
+        predictions: Vec<MaskPredictions>,
+    },
     /// The explainer now answers with this model (the trained one, or the loaded one again).
-    ModelChanged { info: ModelInfo, trained: bool },
+    ModelChanged {
+        info: ModelInfo,
+        trained: bool,
+    },
     Train(TrainEvent),
     Device(DeviceStatus),
     /// The position views of the model the explainer now uses (they do not depend on the text:
@@ -111,10 +127,25 @@ pub enum TrainEvent {
     Preparing(String),
     /// The run is set up: the model, the corpus size, the held-out loss before training, and what
     /// it trains on ("CPU (wasm)", "WebGPU (…)").
-    Ready { info: ModelInfo, train_tokens: usize, eval_loss: f32, eval_acc: f32, setup_ms: f64, device: String },
+    Ready {
+        info: ModelInfo,
+        train_tokens: usize,
+        eval_loss: f32,
+        eval_acc: f32,
+        setup_ms: f64,
+        device: String,
+    },
     /// The steps since the last progress message; throughput over that window (wall clock); the
     /// worker's WebAssembly memory in bytes.
-    Progress { logs: Vec<LogPoint>, step: usize, steps: usize, running: bool, tokens_per_s: f64, ms_per_step: f64, memory: u64 },
+    Progress {
+        logs: Vec<LogPoint>,
+        step: usize,
+        steps: usize,
+        running: bool,
+        tokens_per_s: f64,
+        ms_per_step: f64,
+        memory: u64,
+    },
     Frame(Box<Frame>),
     Batch(Box<MaskingView>),
     /// The trained model's files (HF layout) as blob URLs made by the worker (the bytes never

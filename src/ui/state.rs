@@ -18,8 +18,15 @@ pub const DEFAULT_TEXT: &str = "the cat sat on the [MASK].";
 #[derive(Clone, Debug, PartialEq)]
 pub enum Load {
     /// Bytes received of the model files (total 0 while unknown).
-    Fetching { loaded: u64, total: u64 },
-    Ready { info: ModelInfo, bytes: u64, ms: f64 },
+    Fetching {
+        loaded: u64,
+        total: u64,
+    },
+    Ready {
+        info: ModelInfo,
+        bytes: u64,
+        ms: f64,
+    },
     Failed(String),
 }
 
@@ -109,7 +116,10 @@ pub enum Action {
     /// Show the FFN half of this (layer, token).
     FocusFfn(usize, usize),
     /// Open or close "one head, step by step" (`head`) or the FFN detail.
-    ShowSteps { head: bool, open: bool },
+    ShowSteps {
+        head: bool,
+        open: bool,
+    },
     /// Hide [CLS]/[SEP] in the attention views.
     HideSpecials(bool),
     /// Open or close the head average and rollout.
@@ -118,7 +128,10 @@ pub enum Action {
     SetDevice(DevicePref),
     /// The user asked for another model: its label, and its folder when it can be kept in the URL
     /// (a same-origin path; None for picked files or another origin's URL).
-    LoadModel { label: String, path: Option<String> },
+    LoadModel {
+        label: String,
+        path: Option<String>,
+    },
     /// The picked files are not a model (said before anything is sent to the worker).
     ModelError(String),
     SetPresenter(bool),
@@ -337,7 +350,9 @@ impl AppState {
             }
             FromEngine::LoadFailed(m) => match self.pending.take() {
                 // the model the user asked for failed: the one loaded before keeps answering
-                Some(p) if self.ready() => self.model_error = Some(format!("\"{}\" could not be loaded; the model \"{}\" stays. {m}", p.label, self.model_label)),
+                Some(p) if self.ready() => {
+                    self.model_error = Some(format!("\"{}\" could not be loaded; the model \"{}\" stays. {m}", p.label, self.model_label))
+                }
                 _ => self.load = Load::Failed(m),
             },
             FromEngine::ModelChanged { info, trained } => {
@@ -625,7 +640,10 @@ mod tests {
         s.apply(Action::Select(Some((1, 0))));
         s.apply(Action::SetPresenter(true));
         let back = AppState::from_url(&UrlState::parse(&s.to_url().to_query()));
-        assert_eq!((back.text, back.pair, back.selected, back.model, back.presenter), (s.text.clone(), s.pair.clone(), s.selected, s.model.clone(), true));
+        assert_eq!(
+            (back.text, back.pair, back.selected, back.model, back.presenter),
+            (s.text.clone(), s.pair.clone(), s.selected, s.model.clone(), true)
+        );
         s.apply(Action::SetPresenter(false));
         assert!(!s.to_url().to_query().contains("present"));
     }

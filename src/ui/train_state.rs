@@ -14,10 +14,8 @@ pub const SERIES_CAP: usize = 1000;
 pub const FILMSTRIP_CAP: usize = 120;
 
 /// The bundled corpora (in `www/corpora/`, copied next to the page): (file, label).
-pub const CORPORA: [(&str, &str); 2] = [
-    ("simple.txt", "Simple English (generated, 230 KB)"),
-    ("brown-sample.txt", "Brown Corpus sample (300 KB)"),
-];
+pub const CORPORA: [(&str, &str); 2] =
+    [("simple.txt", "Simple English (generated, 230 KB)"), ("brown-sample.txt", "Brown Corpus sample (300 KB)")];
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Corpus {
@@ -184,7 +182,11 @@ impl TrainView {
 
     /// Fraction of the planned steps done.
     pub fn progress(&self) -> f64 {
-        if self.steps == 0 { 0.0 } else { (self.step as f64 / self.steps as f64).min(1.0) }
+        if self.steps == 0 {
+            0.0
+        } else {
+            (self.step as f64 / self.steps as f64).min(1.0)
+        }
     }
 
     /// Seconds left at the latest throughput (None before any is known).
@@ -337,16 +339,41 @@ mod tests {
     use crate::explain::training::{Frame, LogPoint};
 
     fn log(step: usize, loss: f32, eval: bool) -> LogPoint {
-        LogPoint { step, loss, mlm_loss: None, nsp_loss: None, mlm_acc: 0.1, lr: 1e-3, tokens: 100, eval_loss: eval.then_some(loss + 0.5), eval_acc: eval.then_some(0.2) }
+        LogPoint {
+            step,
+            loss,
+            mlm_loss: None,
+            nsp_loss: None,
+            mlm_acc: 0.1,
+            lr: 1e-3,
+            tokens: 100,
+            eval_loss: eval.then_some(loss + 0.5),
+            eval_acc: eval.then_some(0.2),
+        }
     }
 
     fn progress(steps: std::ops::RangeInclusive<usize>, running: bool) -> TrainAction {
         let logs: Vec<LogPoint> = steps.clone().map(|s| log(s, 7.0 - s as f32 * 0.01, s % 50 == 0)).collect();
-        TrainAction::Event(TrainEvent::Progress { logs, step: *steps.end(), steps: 200, running, tokens_per_s: 1000.0, ms_per_step: 20.0, memory: 1 << 20 })
+        TrainAction::Event(TrainEvent::Progress {
+            logs,
+            step: *steps.end(),
+            steps: 200,
+            running,
+            tokens_per_s: 1000.0,
+            ms_per_step: 20.0,
+            memory: 1 << 20,
+        })
     }
 
     fn ready() -> TrainAction {
-        TrainAction::Event(TrainEvent::Ready { info: ModelInfo { layers: 2, heads: 2, ..Default::default() }, train_tokens: 5000, eval_loss: 7.0, eval_acc: 0.0, setup_ms: 10.0, device: "CPU (wasm)".into() })
+        TrainAction::Event(TrainEvent::Ready {
+            info: ModelInfo { layers: 2, heads: 2, ..Default::default() },
+            train_tokens: 5000,
+            eval_loss: 7.0,
+            eval_acc: 0.0,
+            setup_ms: 10.0,
+            device: "CPU (wasm)".into(),
+        })
     }
 
     fn frame(step: usize) -> TrainAction {

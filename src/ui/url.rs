@@ -85,11 +85,7 @@ fn pairs(list: &str) -> Vec<(usize, usize)> {
 /// A model path is accepted only when it stays on this origin: relative, no scheme, no `..`.
 pub fn safe_model_path(p: &str) -> Option<String> {
     let p = p.trim();
-    let bad = p.is_empty()
-        || p.contains(':')
-        || p.starts_with('/')
-        || p.starts_with('\\')
-        || p.split(['/', '\\']).any(|seg| seg == "..");
+    let bad = p.is_empty() || p.contains(':') || p.starts_with('/') || p.starts_with('\\') || p.split(['/', '\\']).any(|seg| seg == "..");
     if bad {
         return None;
     }

@@ -48,5 +48,13 @@ pub fn adamw(
         f(s.max_norm as f32),
         0,
     ];
-    rec.dispatch(Family::AdamW, "adamw", (WG1, 1), &words, &[Some(grads), Some(clip)], &[Some(params), Some(m), Some(v)], grid1d(rec, n, WG1))
+    rec.dispatch(
+        Family::AdamW,
+        "adamw",
+        (WG1, 1),
+        &words,
+        &[Some(grads), Some(clip)],
+        &[Some(params), Some(m), Some(v)],
+        grid1d(rec, n, WG1),
+    )
 }

@@ -81,7 +81,15 @@ pub fn attention_forward(
     let rows = d.b * d.nh * t;
     let params = softmax_params(d, weighted, drop);
     let z = if weighted { Some(pw) } else { None };
-    rec.dispatch(Family::Attention, "softmax_fwd", (WG1, 1), &params, &[Some(scores), Some(key_mask), Some(head)], &[Some(probs), z], grid1d(rec, rows, WG1))?;
+    rec.dispatch(
+        Family::Attention,
+        "softmax_fwd",
+        (WG1, 1),
+        &params,
+        &[Some(scores), Some(key_mask), Some(head)],
+        &[Some(probs), z],
+        grid1d(rec, rows, WG1),
+    )?;
     let pv = if weighted { pw } else { probs };
     matmul(rec, d.block(pv, false), d.head(v, false), None, d.head(ctx, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)
 }
@@ -113,7 +121,15 @@ pub fn attention_backward(
     matmul(rec, d.head(dctx, false), d.head(v, true), None, d.block(dp, false), d.shape(t, t, d.hd, 1.0), Kernel::Auto)?;
     let params = softmax_params(d, weighted, drop);
     let rows = d.b * d.nh * t;
-    rec.dispatch(Family::Attention, "softmax_bwd", (WG1, 1), &params, &[Some(dp), Some(probs), Some(head)], &[Some(ds)], grid1d(rec, rows, WG1))?;
+    rec.dispatch(
+        Family::Attention,
+        "softmax_bwd",
+        (WG1, 1),
+        &params,
+        &[Some(dp), Some(probs), Some(head)],
+        &[Some(ds)],
+        grid1d(rec, rows, WG1),
+    )?;
     // scores = scale Q K^T (scale already in dS): dQ = dS K, dK = dS^T Q
     matmul(rec, d.block(ds, false), d.head(k, false), None, d.head(dq, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)?;
     matmul(rec, d.block(ds, true), d.head(q, false), None, d.head(dk, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)

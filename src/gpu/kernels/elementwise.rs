@@ -25,7 +25,15 @@ impl From<Activation> for Act {
     }
 }
 
-fn run(rec: &mut Recorder<'_>, entry: &'static str, params: [u32; 4], x: Option<View<'_>>, y: Option<View<'_>>, out: View<'_>, n: usize) -> Result<()> {
+fn run(
+    rec: &mut Recorder<'_>,
+    entry: &'static str,
+    params: [u32; 4],
+    x: Option<View<'_>>,
+    y: Option<View<'_>>,
+    out: View<'_>,
+    n: usize,
+) -> Result<()> {
     rec.dispatch(Family::Elementwise, entry, (WG1, 1), &params, &[x, y], &[Some(out)], grid1d(rec, n, WG1))
 }
 

@@ -79,10 +79,8 @@ pub fn matmul(
 ) -> Result<()> {
     assert_eq!(c.cs, 1, "C must have contiguous rows");
     let flags = bias.is_some() as u32 | (s.accumulate as u32) << 1;
-    let params = [
-        s.m, s.n, s.k, s.batch.1, a.off, a.rs, a.cs, a.b1, a.b2, b.off, b.rs, b.cs, b.b1, b.b2, c.off, c.rs, c.b1, c.b2,
-    ]
-    .map(|v| v as u32);
+    let params =
+        [s.m, s.n, s.k, s.batch.1, a.off, a.rs, a.cs, a.b1, a.b2, b.off, b.rs, b.cs, b.b1, b.b2, c.off, c.rs, c.b1, c.b2].map(|v| v as u32);
     let mut words = params.to_vec();
     words.push(flags);
     words.push(f(s.alpha));

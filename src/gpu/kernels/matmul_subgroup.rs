@@ -69,7 +69,13 @@ fn entry(s: &mut String, name: &str, ta: usize, tb: usize) {
     // epilogue: alpha, bias (loaded once per column), accumulate; stores guarded at the edges
     w(s, "    let has_bias = (p.flags & HAS_BIAS) != 0u;\n    let accum = (p.flags & ACCUMULATE) != 0u;".into());
     for t in 0..tb {
-        w(s, format!("    let cc{t} = col0 + {}u + l;\n    var bb{t} = 0.0;\n    if (has_bias) {{ bb{t} = bias[min(cc{t}, p.n - 1u)]; }}", 8 * t));
+        w(
+            s,
+            format!(
+                "    let cc{t} = col0 + {}u + l;\n    var bb{t} = 0.0;\n    if (has_bias) {{ bb{t} = bias[min(cc{t}, p.n - 1u)]; }}",
+                8 * t
+            ),
+        );
     }
     for r in 0..rows {
         w(s, format!("    if (row0 + {r}u < p.m) {{\n        let ci = co + (row0 + {r}u) * p.c_rs;"));

@@ -138,7 +138,9 @@ pub fn AttentionLines(p: &Props) -> Html {
             let total: f32 = (0..n).map(|i| weight_of(i, k)).sum();
             format!("key {k} \"{}\" receives {:.4} in total over the {n} queries (mean {:.4})", p.tokens[k], total, total / n.max(1) as f32)
         }
-        None => "Hover or focus (Tab) a token to highlight its lines and read their weights. Line opacity √weight, width ∝ weight.".to_string(),
+        None => {
+            "Hover or focus (Tab) a token to highlight its lines and read their weights. Line opacity √weight, width ∝ weight.".to_string()
+        }
     };
     html! {
         <figure class="lines-view">

@@ -13,8 +13,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 pub const NOTE_ALL: &str = "attention probability, 0 to 1; each row sums to 1";
-pub const NOTE_HIDDEN: &str =
-    "[CLS]/[SEP] hidden: their rows and columns are dropped and each row is renormalised to sum 1";
+pub const NOTE_HIDDEN: &str = "[CLS]/[SEP] hidden: their rows and columns are dropped and each row is renormalised to sum 1";
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -50,9 +50,14 @@ pub fn AttentionRollout(p: &DerivedProps) -> Html {
         let prev = &steps[l - 1].1;
         let mut terms = rollout_terms(&mixed.0, &prev.0, n, r, c);
         terms.sort_by(|x, y| (y.1 * y.2).total_cmp(&(x.1 * x.2)));
-        let shown: Vec<String> = terms.iter().take(SHOWN_TERMS).map(|(k, a, b)| format!("{}·{} (k={k})", fmt_prob(*a), fmt_prob(*b))).collect();
+        let shown: Vec<String> =
+            terms.iter().take(SHOWN_TERMS).map(|(k, a, b)| format!("{}·{} (k={k})", fmt_prob(*a), fmt_prob(*b))).collect();
         let rest: f32 = terms.iter().skip(SHOWN_TERMS).map(|(_, a, b)| a * b).sum();
-        let rest = if terms.len() > SHOWN_TERMS { format!(" + {} ({} smaller terms)", fmt_prob(rest), terms.len() - SHOWN_TERMS) } else { String::new() };
+        let rest = if terms.len() > SHOWN_TERMS {
+            format!(" + {} ({} smaller terms)", fmt_prob(rest), terms.len() - SHOWN_TERMS)
+        } else {
+            String::new()
+        };
         format!("R_{l}[{r}, {c}] = Σ_k Â_{l}[{r}, k] · R_{}[k, {c}] = {}{rest} = {}", l - 1, shown.join(" + "), fmt_prob(v))
     };
     let tok = |i: usize| p.tokens.get(i).cloned().unwrap_or_default();

@@ -38,7 +38,10 @@ pub fn Badge(p: &Props) -> Html {
             "Auto timed one forward on each: {cpu:.1} ms on the CPU path, {gpu:.1} ms on WebGPU, and uses {}. Both give the same numbers.",
             if gpu < cpu { "WebGPU" } else { "the CPU path" }
         ),
-        _ => "The engine runs in a Web Worker: WebGPU compute shaders on the GPU, or the CPU path (WebAssembly). Both give the same numbers.".into(),
+        _ => {
+            "The engine runs in a Web Worker: WebGPU compute shaders on the GPU, or the CPU path (WebAssembly). Both give the same numbers."
+                .into()
+        }
     };
     let onchange = {
         let cb = p.on_pref.clone();

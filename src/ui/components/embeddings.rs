@@ -17,7 +17,11 @@ const CLIP: f32 = 0.99;
 
 /// A number in a sum: 6 decimals, negative ones in parentheses (so the terms read, and parse).
 pub(super) fn term(v: f32) -> String {
-    if v < 0.0 { format!("({v:.6})") } else { format!("{v:.6}") }
+    if v < 0.0 {
+        format!("({v:.6})")
+    } else {
+        format!("{v:.6}")
+    }
 }
 
 /// Row height in CSS pixels for `t` rows, and whether token labels fit.

@@ -32,9 +32,7 @@ fn download_text(file: &str, text: &str, mime: &str) -> Option<()> {
     let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
         let _ = web_sys::Url::revoke_object_url(&url);
     });
-    web_sys::window()?
-        .set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 10_000)
-        .ok()?;
+    web_sys::window()?.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 10_000).ok()?;
     Some(())
 }
 

@@ -137,7 +137,8 @@ fn ActivationChart(p: &ChartProps) -> Html {
     let (sx, sy) = ((w - 2.0 * pad) / (x1 - x0).max(1e-6), (h - 2.0 * pad) / (y1 - y0).max(1e-6));
     let px = |x: f32| pad + (x - x0) * sx;
     let py = |y: f32| h - pad - (y - y0) * sy;
-    let curve: String = d.curve.iter().enumerate().map(|(i, &(x, y))| format!("{}{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, px(x), py(y))).collect();
+    let curve: String =
+        d.curve.iter().enumerate().map(|(i, &(x, y))| format!("{}{:.1},{:.1} ", if i == 0 { "M" } else { "L" }, px(x), py(y))).collect();
     // all units as one path of zero-length segments with round caps (one element for 3072 dots)
     let dots: String = d.ffn_pre.iter().zip(&d.ffn_act).map(|(&x, &y)| format!("M{:.1},{:.1}h0 ", px(x), py(y))).collect();
     let ring = d.ffn_pre.get(p.unit).zip(d.ffn_act.get(p.unit)).map(|(&x, &y)| {

@@ -1,9 +1,9 @@
 //! One head's attention as a thumbnail: a T x T canvas, one pixel per (query, key) cell in viridis,
 //! scaled up by CSS. Click to enlarge.
 
+use super::canvas_px::{is_drawn, put_pixels};
 use super::SnapRef;
 use crate::explain::colormap;
-use super::canvas_px::{is_drawn, put_pixels};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 

@@ -51,7 +51,10 @@ pub fn HeatmapDetail(p: &Props) -> Html {
     let side = cell * n;
     let labelled = cell >= MIN_LABELLED_CELL;
 
-    let onmousemove = super::grid_events::on_pointer(n, n, { let cell_at = cell_at.clone(); Callback::from(move |cell| cell_at.set(Some(cell))) });
+    let onmousemove = super::grid_events::on_pointer(n, n, {
+        let cell_at = cell_at.clone();
+        Callback::from(move |cell| cell_at.set(Some(cell)))
+    });
     let onkeydown = {
         let cell_at = cell_at.clone();
         let close = p.on_close.clone();

@@ -2,9 +2,9 @@
 //! scaled by CSS; "dead" columns (padding keys, -inf) in grey. Click a cell, or focus the canvas and
 //! use the arrow keys, to pick it; the picked cell is outlined.
 
+use super::canvas_px::put_pixels;
 use crate::explain::colormap::viridis;
 use std::rc::Rc;
-use super::canvas_px::put_pixels;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 

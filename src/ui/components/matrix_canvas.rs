@@ -2,9 +2,9 @@
 //! values) or sequential (0..max) colour scale. Hovering, clicking or the arrow keys (when focused)
 //! select a cell; the parent shows that cell's formula. Follows heatmap.rs / heatmap_detail.rs.
 
+use super::canvas_px::{is_drawn, put_pixels};
 use crate::explain::{colormap, diverging};
 use std::rc::Rc;
-use super::canvas_px::{is_drawn, put_pixels};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 

@@ -6,17 +6,17 @@ mod attention_lines;
 mod attention_panel;
 mod attention_rollout;
 mod badge;
+mod canvas_px;
 mod clock;
 mod compare;
 mod cosine_attention;
+mod derived;
 mod embed_section;
 mod embeddings;
 mod error_box;
 mod export;
 mod ffn_panel;
 mod fold;
-mod canvas_px;
-mod derived;
 mod grid_events;
 mod head_average;
 mod head_steps;
@@ -26,9 +26,9 @@ mod layer_trajectory;
 mod layers;
 mod legend;
 mod mat_canvas;
+mod matrix_canvas;
 mod matrix_view;
 mod model_picker;
-mod matrix_canvas;
 mod position_similarity;
 mod predictions;
 mod progress;
@@ -100,5 +100,9 @@ pub fn fmt_prob(p: f32) -> String {
 
 /// A token for display: visible markers for whitespace-free pieces.
 pub fn show_token(t: &str) -> String {
-    if t.is_empty() { "∅".into() } else { t.to_string() }
+    if t.is_empty() {
+        "∅".into()
+    } else {
+        t.to_string()
+    }
 }

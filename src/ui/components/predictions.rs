@@ -50,7 +50,9 @@ pub fn Predictions(p: &Props) -> Html {
         None
     };
     let nsp = match (p.has_pair, s.is_next, p.has_nsp) {
-        (true, Some(q), _) => html! { <p class="nsp" data-testid="nsp" data-prob={q.to_string()}>{ format!("P(sentence B follows A) = {}", fmt_prob(q)) }</p> },
+        (true, Some(q), _) => {
+            html! { <p class="nsp" data-testid="nsp" data-prob={q.to_string()}>{ format!("P(sentence B follows A) = {}", fmt_prob(q)) }</p> }
+        }
         (true, None, false) => html! { <p class="nsp muted">{ "This model has no next-sentence head, so no NSP probability." }</p> },
         _ => html! {},
     };

@@ -108,7 +108,11 @@ fn draw(canvas: &HtmlCanvasElement, p: &Spec) -> Option<()> {
         let _ = ctx.set_line_dash(&dashes);
         ctx.begin_path();
         for (i, (x, y)) in pts.iter().enumerate() {
-            if i == 0 { ctx.move_to(*x, *y) } else { ctx.line_to(*x, *y) }
+            if i == 0 {
+                ctx.move_to(*x, *y)
+            } else {
+                ctx.line_to(*x, *y)
+            }
         }
         ctx.stroke();
         let _ = ctx.set_line_dash(&js_sys::Array::new());

@@ -16,7 +16,11 @@ pub struct Props {
 }
 
 fn pct(n: usize, of: usize) -> String {
-    if of == 0 { "–".into() } else { format!("{:.0}%", 100.0 * n as f64 / of as f64) }
+    if of == 0 {
+        "–".into()
+    } else {
+        format!("{:.0}%", 100.0 * n as f64 / of as f64)
+    }
 }
 
 fn cell(c: &MaskCell) -> Html {

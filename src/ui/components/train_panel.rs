@@ -27,7 +27,15 @@ pub struct Props {
     pub on_control: Callback<Control>,
 }
 
-fn number(label: &'static str, testid: &'static str, value: String, hint: &'static str, locked: bool, to: fn(String) -> Field, cb: &Callback<TrainAction>) -> Html {
+fn number(
+    label: &'static str,
+    testid: &'static str,
+    value: String,
+    hint: &'static str,
+    locked: bool,
+    to: fn(String) -> Field,
+    cb: &Callback<TrainAction>,
+) -> Html {
     let cb = cb.clone();
     let onchange = Callback::from(move |e: Event| cb.emit(TrainAction::Edit(to(e.target_unchecked_into::<HtmlInputElement>().value()))));
     html! {
@@ -71,7 +79,9 @@ pub fn TrainPanel(p: &Props) -> Html {
     };
     let on_paste = {
         let act = act.clone();
-        Callback::from(move |e: InputEvent| act.emit(TrainAction::Edit(Field::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value()))))
+        Callback::from(move |e: InputEvent| {
+            act.emit(TrainAction::Edit(Field::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
+        })
     };
     let on_file = {
         let act = act.clone();
