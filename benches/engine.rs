@@ -7,11 +7,11 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use bertscope::config::{BertConfig, Heads};
+use bertscope::model::adamw::{AdamW, AdamWConfig};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions, MlmRows};
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
-use bertscope::train::adamw::{AdamW, AdamWConfig};
 use ndarray::Array2;
 use std::time::Instant;
 

@@ -1,5 +1,5 @@
 //! `cargo bench --bench gpu`: the WGSL matmul kernels against ndarray sgemm on the same machine,
-//! in one run (issue 3's shapes), and a bert-tiny training step on the GPU next to the CPU step:
+//! in one run (the odd shapes of tests/gpu_model.rs), and a bert-tiny training step on the GPU next to the CPU step:
 //! milliseconds, dispatches and submits per step. On lavapipe (a CPU Vulkan) this measures the
 //! kernels' code, not a GPU. Prints a markdown table.
 
@@ -7,11 +7,11 @@ use bertscope::config::{BertConfig, Heads};
 use bertscope::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
 use bertscope::gpu::train::GpuOptimizer;
 use bertscope::gpu::{GpuContext, View};
+use bertscope::model::adamw::AdamWConfig;
 use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
-use bertscope::train::adamw::AdamWConfig;
 use ndarray::Array2;
 use std::time::Instant;
 
@@ -122,10 +122,10 @@ fn main() {
         gpu_step(&c2)
     });
     let mut cpu_p = p.clone();
-    let mut cpu_opt = bertscope::train::adamw::AdamW::new(&cpu_p, adam.clone());
+    let mut cpu_opt = bertscope::model::adamw::AdamW::new(&cpu_p, adam.clone());
     let s_cpu = time(reps, || {
         let (_, mut g, _) = bertscope::model::backward::loss_and_grads(&cpu_p, &cfg, &batch, &targets, Some(3)).unwrap();
-        bertscope::train::trainer::clip_grad_norm(&mut g, 1.0);
+        bertscope::model::adamw::clip_grad_norm(&mut g, 1.0);
         cpu_opt.update(&mut cpu_p, &g, 1e-4);
     });
     println!("\n| bert-tiny training step, {bsz} x {t} | ms / step | tokens / s | dispatches / step | submits / step | readbacks / step |");

@@ -39,12 +39,12 @@ fn main() {
     let batch = Batch { b, t, input_ids: ids, token_type_ids: vec![0; b * t], attention_mask: vec![1; b * t] };
     let targets = Targets { mlm_labels: Some(labels), nsp_labels: None };
     for _ in 0..3 {
-        tr.step_on(&batch, &targets).unwrap();
+        bertscope::backend::block_on(tr.step_on(&batch, &targets)).unwrap();
     }
     let mut times: Vec<f64> = (0..steps)
         .map(|_| {
             let s = Instant::now();
-            tr.step_on(&batch, &targets).unwrap();
+            bertscope::backend::block_on(tr.step_on(&batch, &targets)).unwrap();
             s.elapsed().as_secs_f64()
         })
         .collect();

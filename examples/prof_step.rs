@@ -4,11 +4,11 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use bertscope::config::{BertConfig, Heads};
+use bertscope::model::adamw::{AdamW, AdamWConfig};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::Batch;
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
-use bertscope::train::adamw::{AdamW, AdamWConfig};
 use std::time::Instant;
 fn main() {
     let cfg = BertConfig::preset("bert-tiny").unwrap();

@@ -1,39 +1,35 @@
 #!/usr/bin/env bash
-# Builds the explainer page into dist/ with Trunk (release, offline), installing what is missing
-# into target/tools/ first (each step is skipped when the right version is already there):
+# Builds the explainer page into dist/ with cargo, wasm-bindgen and wasm-opt (release, offline once
+# the crates are fetched), installing what is missing into target/tools/ first (each step is skipped
+# when the right version is already there, in target/tools/ or on PATH):
 #   rustup target wasm32-unknown-unknown
-#   trunk 0.21.14                  cargo install --locked --root target/tools
-#   wasm-bindgen-cli = Cargo.lock  cargo install --root target/tools
+#   wasm-bindgen-cli = Cargo.lock  cargo install --root target/tools (~2.5 min on 2 cores)
 #   wasm-opt (binaryen 132)        npm install --prefix target/tools binaryen@132
-#   the crates of the wasm build   cargo fetch (trunk itself runs offline)
+# Then: the two wasm binaries (the UI thread `app`, the engine's Web Worker `worker`) in one cargo
+# build; wasm-bindgen (app: an ES module; worker: a classic script that defines `wasm_bindgen`, as
+# the worker's loader expects); wasm-opt -O3; www/ copied; the app's files named by a hash of their
+# contents; index.html pointed at them; dist/sw.js given the file list.
 # Needs a Rust toolchain (rustup), node + npm, and the model in www/models/default/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS="$PWD/target/tools"
-TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
 mkdir -p "$TOOLS"
 export PATH="$TOOLS/bin:$TOOLS/node_modules/.bin:$PATH"
 
 WBG_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
-if ! grep -q "^wasm_bindgen = \"$WBG_VERSION\"" Trunk.toml; then
-  echo "Trunk.toml [tools] wasm_bindgen must equal the wasm-bindgen in Cargo.lock ($WBG_VERSION)" >&2
-  exit 1
-fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   echo "== installing the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
-if [ "$("$TOOLS/bin/trunk" --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  echo "== installing trunk $TRUNK_VERSION into target/tools (a few minutes)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked --root "$TOOLS"
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
+  echo "== installing wasm-bindgen-cli $WBG_VERSION into target/tools (a few minutes)"
+  # opt-level 1: the tool's own speed does not matter here, its build time does
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 \
+    cargo install wasm-bindgen-cli --version "$WBG_VERSION" --root "$TOOLS" --force
 fi
-if [ "$("$TOOLS/bin/wasm-bindgen" --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
-  echo "== installing wasm-bindgen-cli $WBG_VERSION into target/tools"
-  cargo install wasm-bindgen-cli --version "$WBG_VERSION" --root "$TOOLS" --force
-fi
-if ! "$TOOLS/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version_$BINARYEN_VERSION"; then
+if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION\b\|version_$BINARYEN_VERSION"; then
   echo "== installing wasm-opt (binaryen $BINARYEN_VERSION) into target/tools"
   npm install --prefix "$TOOLS" --no-audit --no-fund "binaryen@$BINARYEN_VERSION"
 fi
@@ -43,9 +39,53 @@ if [ ! -f www/models/default/model.safetensors ]; then
   exit 1
 fi
 
-# Trunk builds offline (it never downloads tools), so the page's crates must be on disk first: on a
-# fresh machine nothing else has fetched the wasm-only ones (yew, yew-agent, bincode, ...).
-cargo fetch --locked
-trunk build --release --offline
-node scripts/sw_manifest.mjs dist
+echo "== building the page's wasm (cargo, release)"
+cargo build --locked --release --target wasm32-unknown-unknown --no-default-features --features web --bin app --bin worker
+WASM_DIR=target/wasm32-unknown-unknown/release
+STAGE=target/web-stage
+rm -rf "$STAGE" dist.new
+mkdir -p "$STAGE" dist.new
+wasm-bindgen --target web --no-typescript --out-dir "$STAGE" --out-name app "$WASM_DIR/app.wasm"
+wasm-bindgen --target no-modules --no-typescript --out-dir "$STAGE" --out-name worker "$WASM_DIR/worker.wasm"
+
+# The wasm uses SIMD (see .cargo/config.toml) and the features rustc enables by default.
+WASM_FEATURES=(--enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+  --enable-mutable-globals --enable-reference-types --enable-multivalue)
+for w in app worker; do
+  wasm-opt -O3 "${WASM_FEATURES[@]}" "$STAGE/${w}_bg.wasm" -o "$STAGE/${w}_bg.opt.wasm"
+  mv "$STAGE/${w}_bg.opt.wasm" "$STAGE/${w}_bg.wasm"
+done
+
+# www/ as it is (the model, the corpora, the service worker, styles), then the built files.
+cp -r www/. dist.new/
+rm -rf dist.new/models
+mkdir -p dist.new/models
+cp -r www/models/default dist.new/models/default
+# The worker keeps its fixed name (the app spawns "worker.js"; its loader finds worker_bg.wasm beside it).
+cp "$STAGE/worker.js" "$STAGE/worker_bg.wasm" dist.new/
+hash8() { sha256sum "$1" | cut -c1-16; }
+# The app's files and styles carry a hash of their contents, so a browser never mixes two builds.
+APP_HASH=$(cat "$STAGE/app.js" "$STAGE/app_bg.wasm" | sha256sum | cut -c1-16)
+cp "$STAGE/app.js" "dist.new/app-$APP_HASH.js"
+cp "$STAGE/app_bg.wasm" "dist.new/app-${APP_HASH}_bg.wasm"
+css_links=""
+for css in style embed; do
+  h=$(hash8 "www/$css.css")
+  mv "dist.new/$css.css" "dist.new/$css-$h.css"
+  css_links+="<link rel=\"stylesheet\" href=\"./$css-$h.css\">"
+done
+app_tags="<link rel=\"modulepreload\" href=\"./app-$APP_HASH.js\">"
+app_tags+="<link rel=\"preload\" href=\"./app-${APP_HASH}_bg.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>"
+app_tags+="<script type=\"module\">import init from \"./app-$APP_HASH.js\"; init({ module_or_path: \"./app-${APP_HASH}_bg.wasm\" });</script>"
+node -e '
+  const fs = require("fs");
+  const [file, css, app] = process.argv.slice(1);
+  const src = fs.readFileSync(file, "utf8");
+  if (!src.includes("<!-- @styles -->") || !src.includes("<!-- @app -->")) throw new Error(file + ": the @styles / @app markers are missing");
+  fs.writeFileSync(file, src.replace("<!-- @styles -->", css).replace("<!-- @app -->", app));
+' dist.new/index.html "$css_links" "$app_tags"
+
+node scripts/sw_manifest.mjs dist.new
+rm -rf dist
+mv dist.new dist
 echo "page built: dist/ ($(du -sh dist | cut -f1) with the model)"

@@ -1,11 +1,12 @@
 //! What the faces (CLI, page, tests) ask of a loaded model: fill-mask, the full set of
 //! intermediates as named tensors (`inspect`), and loss + gradients of a labelled batch (`grad`).
 
+use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
-use crate::model::backward::{loss_and_grads, Targets};
-use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::backward::Targets;
+use crate::model::forward::{Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::tensorfile::Tensor;
 use crate::tokenize::Encoded;
 use ndarray::{Array2, ArrayD, IxDyn};
@@ -76,23 +77,17 @@ pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {
     Some(p[0])
 }
 
-/// A forward pass: the CPU reference, or the GPU backend's twin (same trace, same numbers
-/// within tolerance).
-pub type ForwardFn<'a> = dyn Fn(&Batch, &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> + 'a;
+/// The key under which the faces' one model goes to the device.
+const KEY: WeightsKey = (0, 0);
 
 /// Predictions at every [MASK] of `text` (and `pair`).
-pub fn fill(bert: &Bert, text: &str, pair: Option<&str>, k: usize, head_mask: Option<Array2<f32>>) -> Result<FillResult> {
-    fill_with(bert, text, pair, k, head_mask, &|b, o| forward(&bert.params, &bert.cfg, b, o))
-}
-
-/// `fill` on a given forward (`--device gpu`).
-pub fn fill_with(
+pub async fn fill(
+    backend: &mut Backend,
     bert: &Bert,
     text: &str,
     pair: Option<&str>,
     k: usize,
     head_mask: Option<Array2<f32>>,
-    fwd: &ForwardFn<'_>,
 ) -> Result<FillResult> {
     if bert.params.mlm.is_none() {
         return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
@@ -100,7 +95,7 @@ pub fn fill_with(
     let enc = bert.tokenizer.encode(text, pair)?;
     let positions: Vec<usize> = enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
     let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), dropout_seed: None };
-    let trace = fwd(&batch_of(&enc), &opts)?;
+    let trace = backend.forward(bert, KEY, &batch_of(&enc), &opts).await?;
     let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
     let masks = positions
         .iter()
@@ -122,14 +117,9 @@ fn f32_tensor(a: ndarray::ArrayViewD<'_, f32>) -> Tensor {
 }
 
 /// The tensors of `bertscope inspect`, HF names and shapes (batch of one, batch axis dropped).
-pub fn inspect(bert: &Bert, text: &str, pair: Option<&str>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
-    inspect_with(bert, text, pair, &|b, o| forward(&bert.params, &bert.cfg, b, o))
-}
-
-/// `inspect` on a given forward (`--device gpu`).
-pub fn inspect_with(bert: &Bert, text: &str, pair: Option<&str>, fwd: &ForwardFn<'_>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
+pub async fn inspect(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>) -> Result<(Encoded, Vec<(String, Tensor)>)> {
     let enc = bert.tokenizer.encode(text, pair)?;
-    let trace = fwd(&batch_of(&enc), &ForwardOptions::default())?;
+    let trace = backend.forward(bert, KEY, &batch_of(&enc), &ForwardOptions::default()).await?;
     let t = enc.input_ids.len();
     let ids = |v: &[u32]| Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[t]), v.iter().map(|&x| x as i64).collect()).expect("len"));
     let mut out = vec![("input_ids".to_string(), ids(&enc.input_ids)), ("token_type_ids".to_string(), ids(&enc.token_type_ids))];
@@ -197,15 +187,12 @@ impl BatchJson {
 }
 
 /// `loss` and one gradient per parameter, under the names of the loaded file.
-pub fn grad(bert: &Bert, batch: &BatchJson) -> Result<Vec<(String, Tensor)>> {
-    if bert.params.mlm.is_none() {
-        return Err(BertError::Input("this model has no MLM head, so it has no MLM loss".into()));
-    }
+pub async fn grad(backend: &mut Backend, bert: &Bert, batch: &BatchJson) -> Result<Vec<(String, Tensor)>> {
     let (batch, mut targets) = batch.to_batch()?;
     if bert.params.nsp.is_none() {
         targets.nsp_labels = None;
     }
-    let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None)?;
+    let (loss, grads) = backend.loss_and_grads(bert, KEY, &batch, &targets).await?;
     let mut out = vec![("loss".to_string(), Tensor::F32(ArrayD::from_elem(IxDyn(&[1]), loss.loss)))];
     for (name, g) in grads.tensors() {
         out.push((bert.names.file_name(&name).to_string(), f32_tensor(g)));
@@ -241,10 +228,10 @@ pub fn parse_cloze(text: &str) -> Result<Vec<ClozeItem>> {
 }
 
 /// Top-1 and top-5 accuracy: the best (or any of the five best) prediction is an answer.
-pub fn cloze(bert: &Bert, items: &[ClozeItem]) -> Result<ClozeScore> {
+pub async fn cloze(backend: &mut Backend, bert: &Bert, items: &[ClozeItem]) -> Result<ClozeScore> {
     let (mut h1, mut h5) = (0usize, 0usize);
     for it in items {
-        let r = fill(bert, &it.text, None, 5, None)?;
+        let r = fill(backend, bert, &it.text, None, 5, None).await?;
         let preds = &r.masks.first().ok_or_else(|| BertError::Input(format!("no [MASK] after tokenising {:?}", it.text)))?.predictions;
         let ok = |p: &Prediction| it.answers.iter().any(|a| a.eq_ignore_ascii_case(&p.token));
         h1 += preds.first().is_some_and(ok) as usize;
@@ -257,6 +244,8 @@ pub fn cloze(bert: &Bert, items: &[ClozeItem]) -> Result<ClozeScore> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::model::forward::forward;
 
     #[test]
     fn padded_batches_give_the_same_numbers_as_single_inputs() {

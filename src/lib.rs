@@ -1,6 +1,7 @@
 //! bertscope: a BERT whose every intermediate number is visible, computed on the CPU (ndarray, the
 //! reference) or on WebGPU, matching Hugging Face transformers.
 
+pub mod backend;
 pub mod bundle;
 pub mod checkpoint;
 pub mod config;
@@ -17,6 +18,7 @@ pub mod tensorfile;
 pub mod tokenize;
 pub mod train;
 pub mod ui;
+pub mod worker;
 
 pub use config::BertConfig;
 pub use error::{BertError, Result};

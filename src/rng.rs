@@ -55,13 +55,3 @@ mod tests {
         assert!((0..1000).map(|_| a.below(7)).all(|k| k < 7));
     }
 }
-
-/// Runs a future that completes without waiting: the CPU path's async functions (shared with the
-/// GPU path, which awaits readbacks) never pend. Panics if `f` does pend.
-pub fn ready<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("a CPU-path future waited; run it with an executor"),
-    }
-}

@@ -61,7 +61,7 @@ fn fill_predicts_at_each_mask() {
 
 #[test]
 fn inspect_writes_what_pytorch_computes_on_both_devices() {
-    // GPU tolerances are issue 3's (attention 1e-4, logits 1e-3); the CPU path's are tighter.
+    // GPU tolerances (docs/testing.md): attention 1e-4, logits 1e-3; the CPU path's are tighter.
     for (device, tols) in [("cpu", [1e-4f32, 1e-5, 1e-4]), ("gpu", [1e-3, 1e-4, 1e-3])] {
         inspect_matches_pytorch(device, tols);
     }

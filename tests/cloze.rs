@@ -1,6 +1,7 @@
 //! The shipped model's cloze scores are what its model card says (recomputed here), and the base
 //! model's are what the card says they were before training.
 
+use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::infer::{cloze, parse_cloze};
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ fn model_card_scores_are_reproduced() {
     assert!(items.len() >= 100);
     let card = std::fs::read_to_string(root.join("www/models/default/MODEL_CARD.md")).unwrap();
     for (dir, label) in [("www/models/default", "after"), ("www/models/bert-tiny-base", "before")] {
-        let s = cloze(&Bert::from_dir(&root.join(dir)).unwrap(), &items).unwrap();
+        let s = block_on(cloze(&mut Backend::cpu(), &Bert::from_dir(&root.join(dir)).unwrap(), &items)).unwrap();
         let want = card_score(&card, label);
         assert_eq!(s.n as u64, want["n"].as_u64().unwrap());
         for k in ["top1", "top5"] {
@@ -26,7 +27,7 @@ fn model_card_scores_are_reproduced() {
             assert!((got - want[k].as_f64().unwrap()).abs() < 1e-9, "{dir} {k}: {got} vs card {}", want[k]);
         }
         if label == "after" {
-            // the shipped model's target (issue 4): >= 30% top-1, >= 55% top-5
+            // the shipped model's target: >= 30% top-1, >= 55% top-5
             assert!(s.top1 >= 0.30 && s.top5 >= 0.55, "the shipped model scores top-1 {} / top-5 {}", s.top1, s.top5);
         }
     }

@@ -231,7 +231,7 @@ fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout()
             close(&format!("scores {tag}"), r.get(hs[0]), cache.scores.as_slice().unwrap(), 1e-5);
             let pg = r.get(hs[1]);
             let worst = pg.iter().zip(cache.probs.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
-            assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}"); // issue 3: 1e-4 absolute
+            assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}"); // the stated tolerance is 1e-4 absolute
             close(&format!("ctx {tag}"), r.get(hs[2]), ctx_cpu.as_slice().unwrap(), 1e-4);
             close(&format!("dq {tag}"), r.get(hs[3]), dq.as_slice().unwrap(), 1e-4);
             close(&format!("dk {tag}"), r.get(hs[4]), dk.as_slice().unwrap(), 1e-4);
@@ -403,8 +403,8 @@ fn cross_entropy_matches_cpu_with_ignored_rows() {
 fn adamw_with_clipping_matches_cpu() {
     let _one_at_a_time = serial();
     use bertscope::config::{BertConfig, Heads};
+    use bertscope::model::adamw::{decays, AdamW, AdamWConfig};
     use bertscope::model::BertParams;
-    use bertscope::train::adamw::{decays, AdamW, AdamWConfig};
     let cfg = BertConfig::new(23, 12, 1, 3, 17, 9);
     let mut p = BertParams::<f32>::init(&cfg, Heads::MASKED_LM, 3);
     let mut g = p.map(|x| x * 50.0 + 0.01); // large, so clipping bites

@@ -49,7 +49,7 @@ fn run(case: &str) {
             attention_mask: row(&mask).into_iter().map(|v| v as u8).collect(),
         };
         let targets = Targets { mlm_labels: Some(row(&labels)), nsp_labels: nsp.as_ref().map(row) };
-        let log = t.step_on(&batch, &targets).unwrap();
+        let log = bertscope::backend::block_on(t.step_on(&batch, &targets)).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs().max(1e-6);
         assert!(close(log.loss as f64, losses[k] as f64), "{case} step {k}: loss {} vs {}", log.loss, losses[k]);
         assert!(close(log.grad_norm as f64, norms[k] as f64), "{case} step {k}: grad norm {} vs {}", log.grad_norm, norms[k]);

@@ -1,6 +1,7 @@
 //! Training end to end on the bundled simple-English corpus: the loss falls, a seed reproduces a
 //! run, a non-finite loss stops training with the weights untouched, and a saved model reloads.
 
+use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::config::{BertConfig, Heads};
 use bertscope::tokenize::BertTokenizer;
@@ -27,12 +28,12 @@ fn opts(steps: usize) -> TrainOptions {
 fn loss_falls_and_runs_reproduce() {
     let text = corpus();
     let mut t = Trainer::new(scratch(&text, 1), &text, opts(80)).unwrap();
-    let before = t.evaluate().unwrap();
-    let losses: Vec<f32> = (0..80).map(|_| t.step().unwrap().mlm_loss.unwrap()).collect();
+    let before = block_on(t.evaluate()).unwrap();
+    let losses: Vec<f32> = (0..80).map(|_| block_on(t.step()).unwrap().mlm_loss.unwrap()).collect();
     let first: f32 = losses[..10].iter().sum::<f32>() / 10.0;
     let last: f32 = losses[70..].iter().sum::<f32>() / 10.0;
     assert!(last < first - 0.5, "mean MLM loss {first} -> {last}");
-    let after = t.evaluate().unwrap();
+    let after = block_on(t.evaluate()).unwrap();
     assert!(after.loss < before.loss - 0.5 && after.mlm_acc > before.mlm_acc, "{before:?} -> {after:?}");
     assert!(after.sequences > 10);
     // the page shows the masking of the last batch
@@ -40,7 +41,7 @@ fn loss_falls_and_runs_reproduce() {
     assert!(t.last_batch.iter().all(|m| m.masked.labels.iter().any(|&l| l >= 0)));
 
     let mut u = Trainer::new(scratch(&text, 1), &text, opts(80)).unwrap();
-    let again: Vec<f32> = (0..5).map(|_| u.step().unwrap().mlm_loss.unwrap()).collect();
+    let again: Vec<f32> = (0..5).map(|_| block_on(u.step()).unwrap().mlm_loss.unwrap()).collect();
     assert_eq!(again, losses[..5]);
 }
 
@@ -51,7 +52,7 @@ fn non_finite_loss_stops_and_keeps_the_weights() {
     bert.params.layers[0].out_ln.gamma.fill(f32::MAX);
     let mut t = Trainer::new(bert, &text, opts(10)).unwrap();
     let before = t.bert.params.clone();
-    let err = t.step().unwrap_err().to_string();
+    let err = block_on(t.step()).unwrap_err().to_string();
     assert!(err.contains("not finite") && err.contains("weights are those before"), "{err}");
     assert_eq!(t.step, 0);
     for ((n, a), (_, b)) in t.bert.params.tensors().into_iter().zip(before.tensors()) {
@@ -64,13 +65,13 @@ fn a_trained_model_saves_and_reloads() {
     let text = corpus();
     let mut t = Trainer::new(scratch(&text, 3), &text, opts(5)).unwrap();
     for _ in 0..5 {
-        t.step().unwrap();
+        block_on(t.step()).unwrap();
     }
     let dir = tempfile::tempdir().unwrap();
     t.bert.save_dir(dir.path()).unwrap();
     let back = Bert::from_dir(dir.path()).unwrap();
-    let a = bertscope::infer::fill(&t.bert, "the dog [MASK] to the park.", None, 3, None).unwrap();
-    let b = bertscope::infer::fill(&back, "the dog [MASK] to the park.", None, 3, None).unwrap();
+    let a = block_on(bertscope::infer::fill(&mut Backend::cpu(), &t.bert, "the dog [MASK] to the park.", None, 3, None)).unwrap();
+    let b = block_on(bertscope::infer::fill(&mut Backend::cpu(), &back, "the dog [MASK] to the park.", None, 3, None)).unwrap();
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
 }
 

@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                 tokenizer_config_json: tok_cfg,
             };
             if let Ok(b) = Bert::from_files(&files) {
-                let _ = bertscope::infer::fill(&b, "the [MASK] sat", None, 3, None);
+                let _ = bertscope::backend::block_on(bertscope::infer::fill(&mut bertscope::backend::Backend::cpu(), &b, "the [MASK] sat", None, 3, None));
             }
         }
         // arbitrary tokenizer.json
@@ -59,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
                 tokenizer_config_json: None,
             };
             if let Ok(b) = Bert::from_files(&files) {
-                let _ = bertscope::infer::fill(&b, "the [MASK] sat", None, 3, None);
+                let _ = bertscope::backend::block_on(bertscope::infer::fill(&mut bertscope::backend::Backend::cpu(), &b, "the [MASK] sat", None, 3, None));
             }
         }
     }

@@ -33,11 +33,11 @@ fuzz_target!(|data: &[u8]| {
         None => (text.to_string(), None),
     };
     let bert = model();
-    let r = bertscope::infer::fill(bert, &a, b.as_deref(), 3, None).expect("fill never fails on text");
+    let r = bertscope::backend::block_on(bertscope::infer::fill(&mut bertscope::backend::Backend::cpu(), bert, &a, b.as_deref(), 3, None)).expect("fill never fails on text");
     for m in &r.masks {
         assert!(m.predictions.iter().all(|p| p.prob.is_finite() && (0.0..=1.0).contains(&p.prob)));
     }
-    let (_, tensors) = bertscope::infer::inspect(bert, &a, b.as_deref()).expect("inspect never fails on text");
+    let (_, tensors) = bertscope::backend::block_on(bertscope::infer::inspect(&mut bertscope::backend::Backend::cpu(), bert, &a, b.as_deref())).expect("inspect never fails on text");
     for (name, t) in tensors {
         if let bertscope::tensorfile::Tensor::F32(x) = t {
             assert!(x.iter().all(|v| v.is_finite()), "{name}");

@@ -1,4 +1,4 @@
-//! The explainer page's UI thread: mounts the yew app (built by Trunk for wasm32; see www/index.html).
+//! The explainer page's UI thread: mounts the yew app (built for wasm32 by scripts/build_web.sh; see www/index.html).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -8,5 +8,5 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    eprintln!("the page is built for wasm32 by Trunk: bash scripts/serve.sh");
+    eprintln!("the page is built for wasm32: bash scripts/serve.sh");
 }

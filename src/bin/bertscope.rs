@@ -6,10 +6,10 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use anyhow::{bail, Context, Result};
+use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::config::{count_params, BertConfig, Heads};
 use bertscope::infer::{self, BatchJson};
-use bertscope::model::forward::{Batch, ForwardOptions};
 use bertscope::tensorfile::write_tensors;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -173,18 +173,14 @@ fn train(a: TrainArgs) -> Result<()> {
         ..Default::default()
     };
     let mut t = Trainer::new(bert, &text, opts)?;
-    if a.device == Device::Gpu {
-        let ctx = gpu_context()?;
-        eprintln!("training on the GPU: {} ({})", ctx.info.name, ctx.info.backend);
-        t.use_gpu(std::rc::Rc::new(ctx))?;
-    }
+    block_on(t.use_backend(&backend(a.device, "training")?))?;
     eprintln!("{} training tokens; {} steps of {} x {}", t.train_tokens(), a.steps, a.batch, a.seq);
     let mut window = (std::time::Instant::now(), 0usize);
     for _ in 0..a.steps {
-        let log = match t.step() {
+        let log = match block_on(t.step()) {
             Ok(l) => l,
             Err(e) => {
-                t.sync_from_gpu()?;
+                block_on(t.sync())?;
                 t.bert.save_dir(&a.out)?;
                 bail!("{e}; the last good weights are in {}", a.out.display());
             }
@@ -202,7 +198,7 @@ fn train(a: TrainArgs) -> Result<()> {
                 j["nsp_loss"] = n.into();
             }
             if eval {
-                let e = t.evaluate()?;
+                let e = block_on(t.evaluate())?;
                 j["eval_loss"] = e.loss.into();
                 j["eval_mlm_acc"] = e.mlm_acc.into();
             }
@@ -210,7 +206,7 @@ fn train(a: TrainArgs) -> Result<()> {
             window = (std::time::Instant::now(), 0);
         }
     }
-    t.sync_from_gpu()?;
+    block_on(t.sync())?;
     t.bert.save_dir(&a.out)?;
     eprintln!("saved the trained model to {}", a.out.display());
     Ok(())
@@ -226,52 +222,18 @@ fn load(dir: &std::path::Path) -> Result<Bert> {
     Bert::from_dir(dir).with_context(|| format!("cannot load the model in {}", dir.display()))
 }
 
-fn gpu_context() -> Result<bertscope::gpu::GpuContext> {
-    Ok(bertscope::gpu::GpuContext::new_blocking()?)
-}
-
-/// The forward the command runs: the CPU reference, or the same pass on the GPU.
-fn forward_fn(bert: &Bert, device: Device) -> Result<Box<infer::ForwardFn<'_>>> {
+/// Where the command runs the model: the CPU reference, or the same math on the GPU.
+fn backend(device: Device, doing: &str) -> Result<Backend> {
     Ok(match device {
-        Device::Cpu => {
-            Box::new(move |b: &Batch, o: &ForwardOptions<f32>| bertscope::model::forward::forward(&bert.params, &bert.cfg, b, o))
-        }
+        Device::Cpu => Backend::cpu(),
         Device::Gpu => {
-            let ctx = gpu_context()?;
-            let m = bertscope::gpu::model::GpuModel::upload(&ctx, &bert.cfg, &bert.params)?;
-            Box::new(move |b: &Batch, o: &ForwardOptions<f32>| bertscope::gpu::forward::forward_blocking(&ctx, &m, b, o))
+            let b = block_on(Backend::open_gpu()).context("--device gpu: no usable GPU adapter")?;
+            if let Some(ctx) = b.context() {
+                eprintln!("{doing} on the GPU: {} ({})", ctx.info.name, ctx.info.backend);
+            }
+            b
         }
     })
-}
-
-/// `grad --device gpu`: the same file as the CPU path, gradients from the GPU backward.
-fn grad_gpu(bert: &Bert, bj: &BatchJson) -> Result<Vec<(String, bertscope::tensorfile::Tensor)>> {
-    use bertscope::gpu::{backward::record_backward, forward::record_forward, model::GpuModel, View};
-    use bertscope::model::forward::MlmRows;
-    if bert.params.mlm.is_none() {
-        bail!("this model has no MLM head, so it has no MLM loss");
-    }
-    let (batch, mut targets) = bj.to_batch()?;
-    if bert.params.nsp.is_none() {
-        targets.nsp_labels = None;
-    }
-    let ctx = gpu_context()?;
-    let m = GpuModel::upload(&ctx, &bert.cfg, &bert.params)?;
-    let grads = ctx.buffer("grads", m.layout.total)?;
-    let mut rec = ctx.recorder();
-    let opts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed: None };
-    let tr = record_forward(&mut rec, &m, &batch, &opts, false)?;
-    let reads = record_backward(&mut rec, &m, &grads, &batch, &tr, &targets)?;
-    let h = rec.read(View::whole(&grads));
-    let rb = rec.finish_blocking()?;
-    let mut g = bert.params.zeros_like();
-    m.layout.unflatten(rb.get(h), &mut g);
-    let loss = reads.loss(&rb).loss;
-    let mut out = vec![("loss".to_string(), bertscope::tensorfile::Tensor::F32(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[1]), loss)))];
-    for (name, t) in g.tensors() {
-        out.push((bert.names.file_name(&name).to_string(), bertscope::tensorfile::Tensor::F32(t.to_owned())));
-    }
-    Ok(out)
 }
 
 fn write(path: &PathBuf, bytes: Vec<u8>) -> Result<()> {
@@ -294,8 +256,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Fill { input, top_k, device } => {
             let bert = load(&input.model)?;
-            let fwd = forward_fn(&bert, device)?;
-            let r = infer::fill_with(&bert, &input.text, input.pair.as_deref(), top_k, None, &fwd)?;
+            let r = block_on(infer::fill(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref(), top_k, None))?;
             if r.masks.is_empty() {
                 eprintln!("note: the text has no [MASK] token, so there is nothing to predict");
             }
@@ -303,8 +264,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Inspect { input, device, out } => {
             let bert = load(&input.model)?;
-            let fwd = forward_fn(&bert, device)?;
-            let (enc, tensors) = infer::inspect_with(&bert, &input.text, input.pair.as_deref(), &fwd)?;
+            let (enc, tensors) = block_on(infer::inspect(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref()))?;
             write(&out, write_tensors(&tensors, None)?)?;
             eprintln!("wrote {} tensors for {} tokens to {}", tensors.len(), enc.tokens.len(), out.display());
         }
@@ -312,10 +272,7 @@ fn run(cli: Cli) -> Result<()> {
             let bert = load(&model)?;
             let text = std::fs::read_to_string(&batch).with_context(|| format!("cannot read {}", batch.display()))?;
             let bj = BatchJson::parse(&text)?;
-            let tensors = match device {
-                Device::Cpu => infer::grad(&bert, &bj)?,
-                Device::Gpu => grad_gpu(&bert, &bj)?,
-            };
+            let tensors = block_on(infer::grad(&mut backend(device, "running")?, &bert, &bj))?;
             write(&out, write_tensors(&tensors, None)?)?;
             if let Some((_, bertscope::tensorfile::Tensor::F32(l))) = tensors.first() {
                 eprintln!("loss {:.6}; wrote {} gradients to {}", l[[0]], tensors.len() - 1, out.display());
@@ -325,7 +282,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Cloze { model, set } => {
             let bert = load(&model)?;
             let text = std::fs::read_to_string(&set).with_context(|| format!("cannot read {}", set.display()))?;
-            let score = infer::cloze(&bert, &infer::parse_cloze(&text)?)?;
+            let score = block_on(infer::cloze(&mut Backend::cpu(), &bert, &infer::parse_cloze(&text)?))?;
             println!("{}", serde_json::to_string(&score)?);
         }
         Cmd::Convert { model, dtype, out } => {

@@ -3,7 +3,6 @@
 //! accumulate into a buffer with the parameters' layout; the loss comes back as per-row values
 //! (read with whatever else the step reads, in the same readback).
 
-use super::context::{ReadHandle, Readback, Recorder, View};
 use super::forward::{site_seed, GpuTrace};
 use super::kernels::attention::{attention_backward, AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
@@ -13,6 +12,7 @@ use super::kernels::layernorm::layernorm_backward;
 use super::kernels::matmul::linear_backward;
 use super::kernels::reduce::colsum;
 use super::model::{layer, GpuModel};
+use super::recorder::{ReadHandle, Readback, Recorder, View};
 use crate::config::PositionEncoding;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};

@@ -5,9 +5,12 @@
 pub mod context;
 pub mod kernels;
 pub mod pipeline;
+pub mod recorder;
 
-pub use context::{AdapterSummary, Counters, GpuContext, ReadHandle, Readback, Recorder, View};
+pub use context::{AdapterSummary, Counters, GpuContext};
+pub use recorder::{ReadHandle, Readback, Recorder, View};
 pub mod backward;
 pub mod forward;
 pub mod model;
+pub mod trace_read;
 pub mod train;

@@ -2,11 +2,12 @@
 //! weight-decayed tensors first so AdamW runs as two ranges. Gradients and Adam moments use
 //! buffers of the same layout.
 
-use super::context::{GpuContext, View};
+use super::context::GpuContext;
+use super::recorder::View;
 use crate::config::{BertConfig, Heads};
 use crate::error::{BertError, Result};
+use crate::model::adamw::decays;
 use crate::model::BertParams;
-use crate::train::adamw::decays;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]

@@ -4,19 +4,20 @@
 //! update inside the kernel, so the weights stay the last good ones.
 
 use super::backward::{record_backward, GpuLoss};
-use super::context::{GpuContext, View};
+use super::context::GpuContext;
 use super::forward::record_forward;
 use super::kernels::adamw::{adamw, AdamWStep};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::reduce::{sumsq, SUMSQ_SCRATCH};
 use super::model::GpuModel;
+use super::recorder::View;
 use crate::config::BertConfig;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
+use crate::model::adamw::AdamWConfig;
 use crate::model::backward::Targets;
 use crate::model::forward::{Batch, ForwardOptions, MlmRows};
 use crate::model::BertParams;
-use crate::train::adamw::AdamWConfig;
 
 pub struct GpuOptimizer {
     pub model: GpuModel,

@@ -1,5 +1,7 @@
-//! The BERT model: parameters, the forward pass with every intermediate kept, the backward pass.
+//! The BERT model on the CPU reference path: parameters, the forward pass with every intermediate
+//! kept, the backward pass, and AdamW (the optimiser the GPU's adamw kernel reproduces).
 
+pub mod adamw;
 pub mod backward;
 pub mod forward;
 pub mod params;

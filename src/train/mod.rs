@@ -1,7 +1,6 @@
 //! Training, kept apart from the model: corpus -> sentence pairs -> masking -> batches, the
-//! optimiser and its schedule, and the loop.
+//! schedule, and the loop (the optimiser itself is `model::adamw`, run by `backend`).
 
-pub mod adamw;
 pub mod corpus;
 pub mod examples;
 pub mod masking;

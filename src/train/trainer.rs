@@ -2,13 +2,14 @@
 //! under a warmup + decay schedule, a guard that stops on a non-finite loss or gradient (the
 //! weights stay the last good ones), and evaluation on held-out text.
 
+use crate::backend::{Backend, EvalStats, Optimizer};
 use crate::bundle::Bert;
-use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
+use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
-use crate::model::backward::{backward, Grads, Targets};
-use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::adamw::AdamWConfig;
+use crate::model::backward::Targets;
+use crate::model::forward::Batch;
 use crate::rng::Rng;
-use crate::train::adamw::{AdamW, AdamWConfig};
 use crate::train::corpus::Corpus;
 use crate::train::examples::{make_examples, Example, ExampleConfig, TokenizedCorpus};
 use crate::train::masking::{mask_sequence, MaskedSeq, MaskingConfig};
@@ -102,30 +103,13 @@ pub fn collate(items: &[MaskedExample], pad_id: u32) -> (Batch, Targets) {
     (batch, Targets { mlm_labels: Some(labels), nsp_labels })
 }
 
-/// Fraction of labelled rows whose arg-max logit is the label.
-pub fn mlm_accuracy(trace: &ForwardTrace<f32>, labels: &[i64]) -> (usize, usize) {
-    let Some(m) = &trace.mlm else { return (0, 0) };
-    let mut hit = 0;
-    let mut n = 0;
-    for (k, &r) in m.rows.iter().enumerate() {
-        if labels[r] == IGNORE {
-            continue;
-        }
-        let row = m.logits.row(k);
-        let best = row.iter().enumerate().fold((0, f32::NEG_INFINITY), |b, (i, &v)| if v > b.1 { (i, v) } else { b }).0;
-        hit += (best as i64 == labels[r]) as usize;
-        n += 1;
-    }
-    (hit, n)
-}
-
 pub struct Trainer {
     pub bert: Bert,
     pub opts: TrainOptions,
     pub step: usize,
     pub schedule: LinearSchedule,
-    opt: AdamW<f32>,
-    grads: Grads<f32>,
+    /// The weights being trained and AdamW's moments, on the CPU or the GPU (`Backend`).
+    opt: Optimizer,
     data: TokenizedCorpus,
     held_out: Vec<MaskedExample>,
     queue: Vec<Example>,
@@ -134,13 +118,6 @@ pub struct Trainer {
     rng: Rng,
     /// The batch of the last step, masked (for the page).
     pub last_batch: Vec<MaskedExample>,
-    /// When set, steps and evaluation run on the GPU; `bert.params` is then stale until
-    /// `sync_from_gpu`.
-    #[cfg(feature = "gpu")]
-    gpu: Option<(std::rc::Rc<crate::gpu::GpuContext>, crate::gpu::train::GpuOptimizer)>,
-    /// The step at which `bert.params` last received the GPU's weights.
-    #[cfg(feature = "gpu")]
-    synced_step: Option<usize>,
 }
 
 impl Trainer {
@@ -172,15 +149,14 @@ impl Trainer {
         };
         let warmup = opts.warmup.unwrap_or(opts.steps / 10);
         let schedule = LinearSchedule { base_lr: opts.lr, warmup, total: opts.steps };
-        let opt = AdamW::new(&bert.params, AdamWConfig { weight_decay: opts.weight_decay, ..Default::default() });
-        let grads = bert.params.zeros_like();
+        let opt =
+            Backend::cpu().optimizer(&bert.params, &bert.cfg, AdamWConfig { weight_decay: opts.weight_decay, ..Default::default() })?;
         let rng = Rng::new(opts.seed);
         Ok(Trainer {
             bert,
             step: 0,
             schedule,
             opt,
-            grads,
             data: TokenizedCorpus::default(),
             held_out: Vec::new(),
             queue: Vec::new(),
@@ -189,10 +165,6 @@ impl Trainer {
             rng,
             last_batch: Vec::new(),
             opts,
-            #[cfg(feature = "gpu")]
-            gpu: None,
-            #[cfg(feature = "gpu")]
-            synced_step: None,
         })
     }
 
@@ -249,16 +221,9 @@ impl Trainer {
     }
 
     /// One optimiser step on the next batch.
-    pub fn step(&mut self) -> Result<StepLog> {
+    pub async fn step(&mut self) -> Result<StepLog> {
         let (batch, targets) = self.next_collated()?;
-        self.step_on(&batch, &targets)
-    }
-
-    /// `step`, awaiting the GPU's readback where training runs on the GPU (the page's worker
-    /// cannot block; natively `step` blocks on this).
-    pub async fn step_async(&mut self) -> Result<StepLog> {
-        let (batch, targets) = self.next_collated()?;
-        self.step_on_async(&batch, &targets).await
+        self.step_on(&batch, &targets).await
     }
 
     fn next_collated(&mut self) -> Result<(Batch, Targets)> {
@@ -272,155 +237,52 @@ impl Trainer {
     }
 
     /// One optimiser step on a given batch. On a non-finite loss or gradient nothing is updated.
-    pub fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
-        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-        if self.gpu.is_some() {
-            return pollster::block_on(self.step_on_async(batch, targets));
-        }
-        crate::rng::ready(self.step_on_async(batch, targets))
-    }
-
-    pub async fn step_on_async(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
+    pub async fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
         let lr = self.schedule.lr(self.step);
-        #[cfg(feature = "gpu")]
-        if self.gpu.is_some() {
-            return self.step_on_gpu(batch, targets, lr).await;
-        }
-        let (p, cfg) = (&self.bert.params, &self.bert.cfg);
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
-        let opts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed: seed };
-        let mut trace = forward(p, cfg, batch, &opts)?;
-        let (hit, n) = mlm_accuracy(&trace, targets.mlm_labels.as_deref().unwrap_or(&[]));
-        self.grads.fill_zero();
-        let loss = backward(p, cfg, batch, &mut trace, targets, &mut self.grads)?;
-        let norm = clip_grad_norm(&mut self.grads, self.opts.max_grad_norm);
-        if !loss.loss.is_finite() || !norm.is_finite() {
-            return Err(BertError::Training(format!(
-                "step {}: the loss ({}) or gradient norm ({norm}) is not finite; training stopped and the weights are those before this step (try a lower learning rate)",
-                self.step, loss.loss
-            )));
-        }
-        self.opt.update(&mut self.bert.params, &self.grads, lr);
+        let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, batch, targets, lr, self.opts.max_grad_norm, seed).await?;
         self.step += 1;
         Ok(StepLog {
             step: self.step,
-            loss: loss.loss,
-            mlm_loss: loss.mlm_loss,
-            nsp_loss: loss.nsp_loss,
-            mlm_acc: if n > 0 { hit as f32 / n as f32 } else { 0.0 },
-            lr,
-            grad_norm: norm as f32,
-            tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
-        })
-    }
-
-    /// Moves training to the GPU (from the current weights; AdamW moments start afresh).
-    #[cfg(feature = "gpu")]
-    pub fn use_gpu(&mut self, ctx: std::rc::Rc<crate::gpu::GpuContext>) -> Result<()> {
-        let opt = crate::gpu::train::GpuOptimizer::new(&ctx, &self.bert.cfg, &self.bert.params)?;
-        self.gpu = Some((ctx, opt));
-        self.synced_step = Some(self.step);
-        Ok(())
-    }
-
-    #[cfg(feature = "gpu")]
-    pub fn on_gpu(&self) -> bool {
-        self.gpu.is_some()
-    }
-
-    /// Copies the GPU's weights into `bert.params` (before saving or inspecting them).
-    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-    pub fn sync_from_gpu(&mut self) -> Result<()> {
-        pollster::block_on(self.sync_from_gpu_async())
-    }
-
-    /// `sync_from_gpu` without blocking; a no-op when the weights were already copied at this step.
-    #[cfg(feature = "gpu")]
-    pub async fn sync_from_gpu_async(&mut self) -> Result<()> {
-        if let Some((ctx, opt)) = &self.gpu {
-            if self.synced_step != Some(self.step) {
-                self.bert.params = opt.params(ctx).await?;
-                self.synced_step = Some(self.step);
-            }
-        }
-        Ok(())
-    }
-
-    #[cfg(feature = "gpu")]
-    async fn step_on_gpu(&mut self, batch: &Batch, targets: &Targets, lr: f64) -> Result<StepLog> {
-        let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
-        let adam = AdamWConfig { weight_decay: self.opts.weight_decay, ..Default::default() };
-        let (ctx, opt) = self.gpu.as_mut().expect("gpu set");
-        let st = opt.train_step(ctx, batch, targets, lr, &adam, self.opts.max_grad_norm, seed).await?;
-        self.step += 1;
-        let l = &st.loss;
-        Ok(StepLog {
-            step: self.step,
-            loss: l.loss,
-            mlm_loss: l.mlm_loss,
-            nsp_loss: l.nsp_loss,
-            mlm_acc: if l.mlm_labelled > 0 { l.mlm_hits as f32 / l.mlm_labelled as f32 } else { 0.0 },
+            loss: st.loss.loss,
+            mlm_loss: st.loss.mlm_loss,
+            nsp_loss: st.loss.nsp_loss,
+            mlm_acc: if st.mlm_labelled > 0 { st.mlm_hits as f32 / st.mlm_labelled as f32 } else { 0.0 },
             lr,
             grad_norm: st.grad_norm as f32,
             tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
         })
     }
 
-    /// Loss and masked-token accuracy on the held-out sequences (dropout off).
-    pub fn evaluate(&self) -> Result<EvalLog> {
-        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-        if self.gpu.is_some() {
-            return pollster::block_on(self.evaluate_async());
-        }
-        crate::rng::ready(self.evaluate_async())
+    /// Trains on `backend` from now on (from the current weights; AdamW's moments start afresh).
+    pub async fn use_backend(&mut self, backend: &Backend) -> Result<()> {
+        self.sync().await?;
+        let adam = AdamWConfig { weight_decay: self.opts.weight_decay, ..Default::default() };
+        self.opt = backend.optimizer(&self.bert.params, &self.bert.cfg, adam)?;
+        Ok(())
     }
 
-    pub async fn evaluate_async(&self) -> Result<EvalLog> {
-        let mut loss_sum = 0.0f64;
-        let mut labelled = 0usize;
-        let mut hits = 0usize;
-        #[cfg(feature = "gpu")]
-        if let Some((ctx, opt)) = &self.gpu {
-            for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
-                let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
-                let l = opt.evaluate(ctx, &batch, &targets).await?;
-                loss_sum += l.loss as f64 * l.mlm_labelled as f64;
-                hits += l.mlm_hits;
-                labelled += l.mlm_labelled;
-            }
-            let n = labelled.max(1) as f64;
-            return Ok(EvalLog { loss: (loss_sum / n) as f32, mlm_acc: (hits as f64 / n) as f32, sequences: self.held_out.len() });
-        }
+    pub fn on_gpu(&self) -> bool {
+        self.opt.is_gpu()
+    }
+
+    /// Brings the trained weights into `bert.params` when they live on the GPU (before saving or
+    /// inspecting them); a no-op when they are already there.
+    pub async fn sync(&mut self) -> Result<()> {
+        self.opt.sync(&mut self.bert.params).await
+    }
+
+    /// Loss and masked-token accuracy on the held-out sequences (dropout off).
+    pub async fn evaluate(&self) -> Result<EvalLog> {
+        let mut total = EvalStats::default();
         for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
             let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
-            let rows = targets.labelled_rows();
-            let opts = ForwardOptions { mlm_rows: MlmRows::Rows(rows.clone()), ..Default::default() };
-            let trace = forward(&self.bert.params, &self.bert.cfg, &batch, &opts)?;
-            let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
-            let (h, n) = mlm_accuracy(&trace, labels);
-            if let Some(m) = &trace.mlm {
-                let tgt: Vec<i64> = m.rows.iter().map(|&r| labels[r]).collect();
-                let (l, _) = cross_entropy_forward_backward(m.logits.view(), &tgt);
-                loss_sum += l as f64 * n as f64;
-            }
-            hits += h;
-            labelled += n;
+            let e = self.opt.evaluate(&self.bert.params, &self.bert.cfg, &batch, &targets).await?;
+            total.loss_sum += e.loss_sum;
+            total.mlm_hits += e.mlm_hits;
+            total.mlm_labelled += e.mlm_labelled;
         }
-        let n = labelled.max(1) as f64;
-        Ok(EvalLog { loss: (loss_sum / n) as f32, mlm_acc: (hits as f64 / n) as f32, sequences: self.held_out.len() })
+        let n = total.mlm_labelled.max(1) as f64;
+        Ok(EvalLog { loss: (total.loss_sum / n) as f32, mlm_acc: (total.mlm_hits as f64 / n) as f32, sequences: self.held_out.len() })
     }
-}
-
-/// Scales all gradients so their global L2 norm is at most `max_norm`, as
-/// `torch.nn.utils.clip_grad_norm_`; returns the norm before clipping.
-pub fn clip_grad_norm(g: &mut Grads<f32>, max_norm: f64) -> f64 {
-    let sq: f64 = g.tensors().iter().map(|(_, t)| t.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>()).sum();
-    let norm = sq.sqrt();
-    let coef = (max_norm / (norm + 1e-6)).min(1.0);
-    if coef < 1.0 {
-        for (_, mut t) in g.tensors_mut() {
-            t.mapv_inplace(|v| v * coef as f32);
-        }
-    }
-    norm
 }

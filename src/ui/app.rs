@@ -6,12 +6,12 @@ use super::components::{
     ModelPicker, Predictions, SnapRef, TextInput, Tokens, TourPanel, TrainCharts, TrainPanel,
 };
 use super::components::{FfnPanel, Fold, HeadSteps, LayerTrajectory};
-use super::engine::Engine;
-use super::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use super::state::{Action, AppState, Coalescer, Load};
 use super::tour::{on_key, Tab, Tour};
 use super::train_state::{TrainAction, TrainView};
 use super::url::UrlState;
+use crate::worker::engine::Engine;
+use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -285,7 +285,7 @@ fn App() -> Html {
     let on_pair = on(Action::SetPair);
     let on_files = {
         let (d, bridge) = (state.dispatcher(), bridge.clone());
-        Callback::from(move |(files, label): (Vec<crate::ui::model_files::PickedFile>, String)| {
+        Callback::from(move |(files, label): (Vec<crate::worker::model_files::PickedFile>, String)| {
             d.dispatch(Action::LoadModel { label, path: None });
             bridge.send(ToEngine::LoadFiles(files));
         })

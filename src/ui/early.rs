@@ -4,8 +4,8 @@
 //! first load). When that download failed, or the page asks for another model, the worker fetches
 //! as before (`ToEngine::Load`), with its own error messages.
 
-use super::model_files::PickedFile;
-use super::protocol::FromEngine;
+use crate::worker::model_files::PickedFile;
+use crate::worker::protocol::FromEngine;
 use futures::future::{select, Either};
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};

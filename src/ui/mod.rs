@@ -1,9 +1,9 @@
-//! The explainer page. `state`, `url` and `protocol` are plain Rust (tested natively); the yew app,
-//! its components and the engine's worker are built for wasm32 with the `web` feature.
+//! The explainer page: it renders the worker's snapshots and sends the user's requests (it never
+//! holds the model). `state`, `url`, `tour` and `grid_nav` are plain Rust (tested natively); the yew
+//! app and its components are built for wasm32 with the `web` feature.
 
+pub mod coalescer;
 pub mod grid_nav;
-pub mod model_files;
-pub mod protocol;
 pub mod state;
 pub mod tour;
 pub mod train_state;
@@ -15,9 +15,3 @@ pub mod app;
 pub mod components;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod early;
-#[cfg(all(target_arch = "wasm32", feature = "web"))]
-pub mod engine;
-#[cfg(all(target_arch = "wasm32", feature = "web"))]
-mod engine_gpu;
-#[cfg(all(target_arch = "wasm32", feature = "web"))]
-mod fetch;

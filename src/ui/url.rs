@@ -3,7 +3,7 @@
 //! Query strings are read and written here (percent-encoding, UTF-8), so `?text=` works when
 //! opened directly and a shared link shows the same view.
 
-use super::protocol::DevicePref;
+use crate::worker::protocol::DevicePref;
 
 /// What the URL holds.
 #[derive(Clone, Debug, Default, PartialEq)]

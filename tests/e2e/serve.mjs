@@ -24,10 +24,21 @@ const TYPES = {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Serves `root`; returns { url, close, setSlow(bytesPerTick | 0), requests }. */
+/** Serves `root`; returns { url, close, setSlow(bytesPerTick | 0), hold(), release(), requests }.
+ *  While held, a slow weights download stops after its first chunk until `release()`. */
 export async function serve(root) {
   root = path.resolve(root);
   let slow = 0;
+  let gate = null; // { promise, open } while held
+  const hold = () => {
+    let open;
+    const promise = new Promise((r) => (open = r));
+    gate = { promise, open };
+  };
+  const release = () => {
+    if (gate) gate.open();
+    gate = null;
+  };
   const requests = [];
   const defaultModel = path.join(root, "models", "default");
   // the broken model: real config and tokenizer, weights cut after 1000 bytes
@@ -64,6 +75,7 @@ export async function serve(root) {
       res.writeHead(200, { "Content-Type": type, "Content-Length": body.length, "Cache-Control": "no-store" });
       for (let i = 0; i < body.length; i += slow) {
         if (!res.write(body.subarray(i, i + slow))) await new Promise((r) => res.once("drain", r));
+        if (gate) await gate.promise;
         await sleep(100);
       }
       return res.end();
@@ -76,6 +88,8 @@ export async function serve(root) {
     url: `http://127.0.0.1:${port}/`,
     requests,
     setSlow: (bytes) => (slow = bytes),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+    hold,
+    release,
+    close: () => new Promise((r) => { release(); server.closeAllConnections(); server.close(r); }),
   };
 }

@@ -2,9 +2,9 @@
 //! gradient-norm clipping coefficient computed on the GPU from the squared norm in `clip`.
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{f, grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 #[derive(Clone, Copy, Debug)]
 pub struct AdamWStep {

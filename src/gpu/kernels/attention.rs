@@ -3,10 +3,10 @@
 //! columns h*HD..(h+1)*HD; scores and probabilities are (B, NH, T, T).
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
 use crate::gpu::kernels::{f, grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 #[derive(Clone, Copy, Debug)]
 pub struct AttnDims {

@@ -3,9 +3,9 @@
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{f, grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], cols: usize, stats: View<'_>) -> Result<()> {
     let rows = targets.len();

@@ -2,9 +2,9 @@
 
 use crate::config::Activation;
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{f, grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 /// The kernel's activation code; `Tanh` is the pooler's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

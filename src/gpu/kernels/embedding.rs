@@ -2,9 +2,9 @@
 //! backward (rows grouped by id on the CPU, so each gradient element has one writer).
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 fn u32s(ids: &[usize]) -> Vec<u32> {
     ids.iter().map(|&i| i as u32).collect()

@@ -2,9 +2,9 @@
 //! add before it) and backward (dx, and dgamma/dbeta accumulated).
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{f, grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 /// out = LN(x (+ residual)) over rows of `cols`; `sum` receives x + residual when fused.
 #[allow(clippy::too_many_arguments)]

@@ -1,10 +1,10 @@
 //! Launcher of `shaders/matmul.wgsl`: C = alpha A B (+ bias) (+ C), strided and batched.
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::f;
 use crate::gpu::kernels::matmul_subgroup::{tile, ENTRIES};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 /// One operand: a buffer region and element strides within it (row, column, and the two batch
 /// levels: z1 = z / inner, z2 = z % inner).

@@ -11,7 +11,7 @@ pub mod matmul;
 pub mod matmul_subgroup;
 pub mod reduce;
 
-use super::context::Recorder;
+use super::recorder::Recorder;
 
 /// Workgroup size of the 1-D kernels: within WebGPU's guaranteed 256 invocations everywhere.
 pub const WG1: u32 = 64;

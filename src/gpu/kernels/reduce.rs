@@ -1,9 +1,9 @@
 //! Launcher of `shaders/reduce.wgsl`: column sums (bias gradients) and the sum of squares.
 
 use crate::error::Result;
-use crate::gpu::context::{Recorder, View};
 use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
+use crate::gpu::recorder::{Recorder, View};
 
 /// out[j] += sum_r x[r, j], x (rows, cols).
 pub fn colsum(rec: &mut Recorder<'_>, x: View<'_>, rows: usize, cols: usize, out: View<'_>) -> Result<()> {

@@ -2,7 +2,7 @@
 //! backend (Auto / CPU / WebGPU, kept in the URL as `?device=`), why WebGPU is not used when it is
 //! not, and the snapshot's JSON export.
 
-use crate::ui::protocol::{DevicePref, DeviceStatus};
+use crate::worker::protocol::{DevicePref, DeviceStatus};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -2,8 +2,8 @@
 //! reads the picked files (only the ones a model needs) and hands their bytes to the worker; the
 //! model loaded before keeps answering until the new one has loaded, and stays if it fails.
 
-use crate::ui::model_files::{base_name, label, wanted, PickedFile, WANTED};
 use crate::ui::state::Pending;
+use crate::worker::model_files::{base_name, label, wanted, PickedFile, WANTED};
 use js_sys::Uint8Array;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;

@@ -62,6 +62,20 @@ impl<T: Real> AdamW<T> {
     }
 }
 
+/// Scales all gradients so their global L2 norm is at most `max_norm`, as
+/// `torch.nn.utils.clip_grad_norm_`; returns the norm before clipping.
+pub fn clip_grad_norm(g: &mut BertParams<f32>, max_norm: f64) -> f64 {
+    let sq: f64 = g.tensors().iter().map(|(_, t)| t.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>()).sum();
+    let norm = sq.sqrt();
+    let coef = (max_norm / (norm + 1e-6)).min(1.0);
+    if coef < 1.0 {
+        for (_, mut t) in g.tensors_mut() {
+            t.mapv_inplace(|v| v * coef as f32);
+        }
+    }
+    norm
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

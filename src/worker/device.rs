@@ -1,31 +1,33 @@
-//! The worker's WebGPU side: finds an adapter when asked, keeps the explainer's model on the device,
-//! runs its forward there, and falls back to the CPU path (with the reason, for the badge) when the
-//! device is lost or a forward fails. The CPU path stays the spec; the page can switch at any time.
+//! The worker's device choice: finds a WebGPU adapter when asked, holds the GPU `Backend` (which
+//! keeps the explainer's weights on the device), decides per request whether it answers (the user's
+//! choice, Auto's timing race), and falls back to the CPU path (with the reason, for the badge) when
+//! the device is lost or a forward fails. The CPU path stays the spec; the page can switch any time.
 
 use super::fetch::js_text;
-use super::protocol::{DevicePref, DeviceStatus};
+use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::Result;
-use crate::gpu::model::GpuModel;
-use crate::gpu::GpuContext;
 use crate::model::forward::{Batch, ForwardOptions, ForwardTrace};
+use crate::worker::protocol::{DevicePref, DeviceStatus};
 use js_sys::{Function, Promise, Reflect};
-use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// Which model the weights on the device are: the loaded one (false) or the run's (true) at a step.
-pub type ModelKey = (bool, usize);
+/// The weights of the loaded model and of a training run (at its step) on the device.
+pub fn loaded_key() -> WeightsKey {
+    (0, 0)
+}
+pub fn run_key(step: usize) -> WeightsKey {
+    (1, step)
+}
 
 #[derive(Default)]
 pub struct Gpu {
     pub pref: DevicePref,
-    /// None until WebGPU was first wanted; then the device or why there is none.
-    ctx: Option<std::result::Result<Rc<GpuContext>, String>>,
+    /// None until WebGPU was first wanted; then the GPU backend or why there is none.
+    backend: Option<std::result::Result<Backend, String>>,
     adapter: Option<String>,
     emulated: bool,
-    /// The explainer's weights on the device.
-    model: Option<(ModelKey, GpuModel)>,
     /// Why WebGPU stopped being used (device lost, a failed forward); cleared by a new choice.
     failed: Option<String>,
     /// Auto's measurement on the loaded model: milliseconds of one forward on (CPU, WebGPU).
@@ -40,13 +42,9 @@ impl Gpu {
     pub async fn set_pref(&mut self, pref: DevicePref) {
         self.pref = pref;
         self.failed = None;
-        let lost = matches!(&self.ctx, Some(Ok(c)) if c.check_alive().is_err());
-        if lost {
-            self.ctx = None;
-            self.model = None;
-        }
-        self.init_due = pref == DevicePref::Auto && self.ctx.is_none();
-        if pref == DevicePref::Gpu && self.ctx.is_none() {
+        self.drop_if_lost();
+        self.init_due = pref == DevicePref::Auto && self.backend.is_none();
+        if pref == DevicePref::Gpu && self.backend.is_none() {
             self.init().await;
         }
     }
@@ -57,7 +55,7 @@ impl Gpu {
 
     /// Looks for the adapter when Auto's search was put off; true when it ran now.
     pub async fn init_if_due(&mut self) -> bool {
-        if !std::mem::take(&mut self.init_due) || self.ctx.is_some() || self.pref != DevicePref::Auto {
+        if !std::mem::take(&mut self.init_due) || self.backend.is_some() || self.pref != DevicePref::Auto {
             return false;
         }
         self.init().await;
@@ -71,7 +69,7 @@ impl Gpu {
         let (adapter, emulated) = info.unwrap_or_default();
         self.adapter = (!adapter.is_empty()).then_some(adapter);
         self.emulated = emulated;
-        self.ctx = Some(GpuContext::new().await.map(Rc::new).map_err(|e| {
+        self.backend = Some(Backend::open_gpu().await.map_err(|e| {
             match found {
                 false => "This browser offers no WebGPU adapter (WebGPU is off or unsupported here; Chromium on Linux needs \
                       chrome://flags/#enable-unsafe-webgpu). The CPU path answers, with the same numbers."
@@ -81,26 +79,23 @@ impl Gpu {
         }));
     }
 
-    /// The context when the forward should run on WebGPU now.
-    pub fn usable(&self) -> Option<Rc<GpuContext>> {
-        let ctx = match &self.ctx {
-            Some(Ok(c)) if self.failed.is_none() => c.clone(),
+    /// The GPU backend when the forward should run on WebGPU now.
+    pub fn usable(&self) -> Option<&Backend> {
+        let backend = match &self.backend {
+            Some(Ok(b)) if self.failed.is_none() => b,
             _ => return None,
         };
         match self.pref {
             DevicePref::Cpu => None,
             // Auto: the CPU path until one forward was timed on each, then the faster
-            DevicePref::Auto => self.race.filter(|(cpu, gpu)| gpu < cpu).map(|_| ctx),
-            DevicePref::Gpu => Some(ctx),
+            DevicePref::Auto => self.race.filter(|(cpu, gpu)| gpu < cpu).map(|_| backend),
+            DevicePref::Gpu => Some(backend),
         }
     }
 
     /// Auto has a device to race against the CPU path and has not timed it on this model yet.
-    pub fn needs_race(&self) -> Option<Rc<GpuContext>> {
-        match (&self.ctx, self.pref, self.race, &self.failed) {
-            (Some(Ok(c)), DevicePref::Auto, None, None) => Some(c.clone()),
-            _ => None,
-        }
+    pub fn needs_race(&self) -> bool {
+        matches!((&self.backend, self.pref, self.race, &self.failed), (Some(Ok(_)), DevicePref::Auto, None, None))
     }
 
     pub fn set_race(&mut self, cpu_ms: f64, gpu_ms: f64) {
@@ -108,7 +103,7 @@ impl Gpu {
     }
 
     pub fn status(&self) -> DeviceStatus {
-        let problem = match &self.ctx {
+        let problem = match &self.backend {
             _ if self.failed.is_some() => self.failed.clone(),
             Some(Err(e)) => Some(e.clone()),
             _ => None,
@@ -130,36 +125,32 @@ impl Gpu {
 
     /// A new model was loaded: its weights go up at the next forward.
     pub fn forget_model(&mut self) {
-        self.model = None;
+        if let Some(Ok(b)) = &mut self.backend {
+            b.forget_weights();
+        }
         self.race = None;
     }
 
-    /// The forward of `bert` (identified by `key`) on the device, uploading its weights first when
-    /// they are not there yet.
-    pub async fn forward(
-        &mut self,
-        ctx: &GpuContext,
-        key: ModelKey,
-        bert: &Bert,
-        batch: &Batch,
-        opts: &ForwardOptions<f32>,
-    ) -> Result<ForwardTrace<f32>> {
-        if self.model.as_ref().map(|(k, _)| *k) != Some(key) {
-            self.model = None; // free the old weights before the new ones go up
-            self.model = Some((key, GpuModel::upload(ctx, &bert.cfg, &bert.params)?));
+    /// The forward of `bert` (its weights named by `key`) on the device, uploading them first
+    /// when they are not there yet. Errors when there is no device.
+    pub async fn forward(&mut self, key: WeightsKey, bert: &Bert, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+        match &mut self.backend {
+            Some(Ok(b)) => b.forward(bert, key, batch, opts).await,
+            _ => Err(crate::error::BertError::Input("no WebGPU device".into())),
         }
-        let (_, m) = self.model.as_ref().expect("uploaded above");
-        crate::gpu::forward::forward(ctx, m, batch, opts).await
+    }
+
+    /// A lost device is dropped, so choosing WebGPU again makes a new one.
+    fn drop_if_lost(&mut self) {
+        if matches!(&self.backend, Some(Ok(b)) if b.check_alive().is_err()) {
+            self.backend = None;
+        }
     }
 
     /// A forward failed: the explainer goes back to the CPU path and says why. A lost device is
     /// dropped, so choosing WebGPU again makes a new one.
     pub fn fail(&mut self, why: String) {
-        let lost = matches!(&self.ctx, Some(Ok(c)) if c.check_alive().is_err());
-        if lost {
-            self.ctx = None;
-            self.model = None;
-        }
+        self.drop_if_lost();
         self.failed = Some(format!("WebGPU stopped ({}); the page uses the CPU path. Choose WebGPU again to retry.", plain(&why)));
     }
 }

@@ -1,0 +1,169 @@
+//! The training side of a backend: the weights being trained and AdamW's moments, where the backend
+//! runs them. On the CPU path the weights are the caller's `BertParams` (forward, backward, clip,
+//! AdamW from `model::`); on the GPU they live on the device (`gpu::train::GpuOptimizer`: one submit a
+//! step) and the caller's copy is stale until `sync`.
+
+use super::Backend;
+use crate::config::BertConfig;
+use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
+use crate::error::{BertError, Result};
+#[cfg(feature = "gpu")]
+use crate::gpu::{train::GpuOptimizer, GpuContext};
+use crate::model::adamw::{clip_grad_norm, AdamW, AdamWConfig};
+use crate::model::backward::{backward, Grads, LossOutput, Targets};
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::BertParams;
+#[cfg(feature = "gpu")]
+use std::rc::Rc;
+
+/// What one optimiser step measured.
+#[derive(Clone, Debug)]
+pub struct StepStats {
+    pub loss: LossOutput<f32>,
+    /// Labelled MLM rows whose arg-max logit is the label, of `mlm_labelled`.
+    pub mlm_hits: usize,
+    pub mlm_labelled: usize,
+    /// The global gradient norm before clipping.
+    pub grad_norm: f64,
+}
+
+/// The MLM loss of a held-out batch, as a sum over its labelled rows (batches add up).
+#[derive(Clone, Debug, Default)]
+pub struct EvalStats {
+    pub loss_sum: f64,
+    pub mlm_hits: usize,
+    pub mlm_labelled: usize,
+}
+
+pub struct Optimizer {
+    adam: AdamWConfig,
+    state: State,
+}
+
+enum State {
+    Cpu {
+        opt: AdamW<f32>,
+        grads: Grads<f32>,
+    },
+    #[cfg(feature = "gpu")]
+    Gpu {
+        ctx: Rc<GpuContext>,
+        opt: GpuOptimizer,
+        /// The caller's `BertParams` hold the device's current weights.
+        synced: bool,
+    },
+}
+
+impl Backend {
+    /// An optimiser for `params` on this backend (AdamW's moments start at zero).
+    pub fn optimizer(&self, params: &BertParams<f32>, cfg: &BertConfig, adam: AdamWConfig) -> Result<Optimizer> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &self.gpu {
+            let opt = GpuOptimizer::new(&g.ctx, cfg, params)?;
+            return Ok(Optimizer { adam, state: State::Gpu { ctx: g.ctx.clone(), opt, synced: true } });
+        }
+        let _ = cfg;
+        Ok(Optimizer { state: State::Cpu { opt: AdamW::new(params, adam.clone()), grads: params.zeros_like() }, adam })
+    }
+}
+
+/// Labelled rows whose arg-max logit is the label, and how many rows are labelled.
+pub fn mlm_accuracy(trace: &ForwardTrace<f32>, labels: &[i64]) -> (usize, usize) {
+    let Some(m) = &trace.mlm else { return (0, 0) };
+    let (mut hit, mut n) = (0, 0);
+    for (k, &r) in m.rows.iter().enumerate() {
+        if labels[r] == IGNORE {
+            continue;
+        }
+        let best = m.logits.row(k).iter().enumerate().fold((0, f32::NEG_INFINITY), |b, (i, &v)| if v > b.1 { (i, v) } else { b }).0;
+        hit += (best as i64 == labels[r]) as usize;
+        n += 1;
+    }
+    (hit, n)
+}
+
+impl Optimizer {
+    pub fn is_gpu(&self) -> bool {
+        !matches!(self.state, State::Cpu { .. })
+    }
+
+    /// One step with learning rate `lr`: forward (dropout when `dropout_seed` is set), backward,
+    /// clipping to `max_norm`, AdamW. On a non-finite loss or gradient nothing is updated.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn step(
+        &mut self,
+        params: &mut BertParams<f32>,
+        cfg: &BertConfig,
+        batch: &Batch,
+        targets: &Targets,
+        lr: f64,
+        max_norm: f64,
+        dropout_seed: Option<u64>,
+    ) -> Result<StepStats> {
+        match &mut self.state {
+            State::Cpu { opt, grads } => {
+                let fopts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed };
+                let mut trace = forward(params, cfg, batch, &fopts)?;
+                let (mlm_hits, mlm_labelled) = mlm_accuracy(&trace, targets.mlm_labels.as_deref().unwrap_or(&[]));
+                grads.fill_zero();
+                let loss = backward(params, cfg, batch, &mut trace, targets, grads)?;
+                let grad_norm = clip_grad_norm(grads, max_norm);
+                if !loss.loss.is_finite() || !grad_norm.is_finite() {
+                    return Err(not_finite(opt.step, loss.loss, grad_norm));
+                }
+                opt.update(params, grads, lr);
+                Ok(StepStats { loss, mlm_hits, mlm_labelled, grad_norm })
+            }
+            #[cfg(feature = "gpu")]
+            State::Gpu { ctx, opt, synced } => {
+                let st = opt.train_step(ctx, batch, targets, lr, &self.adam, max_norm, dropout_seed).await?;
+                *synced = false;
+                let l = st.loss;
+                let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss };
+                Ok(StepStats { loss, mlm_hits: l.mlm_hits, mlm_labelled: l.mlm_labelled, grad_norm: st.grad_norm })
+            }
+        }
+    }
+
+    /// The MLM loss and masked-token hits of a held-out batch (dropout off, no gradients), with the
+    /// weights being trained (`params` on the CPU path, the device's on the GPU).
+    pub async fn evaluate(&self, params: &BertParams<f32>, cfg: &BertConfig, batch: &Batch, targets: &Targets) -> Result<EvalStats> {
+        #[cfg(feature = "gpu")]
+        if let State::Gpu { ctx, opt, .. } = &self.state {
+            let l = opt.evaluate(ctx, batch, targets).await?;
+            return Ok(EvalStats { loss_sum: l.loss as f64 * l.mlm_labelled as f64, mlm_hits: l.mlm_hits, mlm_labelled: l.mlm_labelled });
+        }
+        let rows = targets.labelled_rows();
+        let opts = ForwardOptions { mlm_rows: MlmRows::Rows(rows), ..Default::default() };
+        let trace = forward(params, cfg, batch, &opts)?;
+        let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
+        let (mlm_hits, mlm_labelled) = mlm_accuracy(&trace, labels);
+        let mut loss_sum = 0.0;
+        if let Some(m) = &trace.mlm {
+            let tgt: Vec<i64> = m.rows.iter().map(|&r| labels[r]).collect();
+            let (l, _) = cross_entropy_forward_backward(m.logits.view(), &tgt);
+            loss_sum = l as f64 * mlm_labelled as f64;
+        }
+        Ok(EvalStats { loss_sum, mlm_hits, mlm_labelled })
+    }
+
+    /// Copies the device's weights into `params` when they changed since the last copy (a no-op on
+    /// the CPU path, where `params` are the weights).
+    pub async fn sync(&mut self, params: &mut BertParams<f32>) -> Result<()> {
+        #[cfg(feature = "gpu")]
+        if let State::Gpu { ctx, opt, synced } = &mut self.state {
+            if !*synced {
+                *params = opt.params(ctx).await?;
+                *synced = true;
+            }
+        }
+        let _ = params;
+        Ok(())
+    }
+}
+
+fn not_finite(step: u64, loss: f32, norm: f64) -> BertError {
+    BertError::Training(format!(
+        "step {step}: the loss ({loss}) or gradient norm ({norm}) is not finite; training stopped and the weights are those before this step (try a lower learning rate)"
+    ))
+}

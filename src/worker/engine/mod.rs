@@ -1,0 +1,293 @@
+//! The engine's Web Worker (a yew-agent reactor): loads a model folder from the page's origin with
+//! progress, answers each request with a snapshot computed through `crate::backend` (the CPU path,
+//! or WebGPU as `device` decides), and trains in slices:
+//! a few steps (about `SLICE_MS`), then back to the event loop, so Pause, Step and explainer
+//! requests are answered while a run goes on.
+
+use super::device::{loaded_key, run_key, Gpu};
+use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
+use super::session::TrainSession;
+use crate::backend::Backend;
+use crate::bundle::{Bert, ModelFiles};
+use crate::error::BertError;
+use crate::explain::embeddings::position_view;
+use crate::explain::snapshot::{finish, prepare};
+use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSetup};
+use crate::explain::{build, ModelInfo, Request};
+use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
+use futures::{FutureExt, SinkExt, StreamExt};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use yew_agent::reactor::{reactor, ReactorScope};
+
+type Scope = ReactorScope<ToEngine, FromEngine>;
+
+mod load;
+use load::load;
+mod train;
+
+/// Training runs this long (at least one step) before the worker reads its messages again.
+const SLICE_MS: f64 = 100.0;
+/// Progress goes to the page at most this often.
+const PROGRESS_MS: f64 = 150.0;
+/// The masking view of the current batch is refreshed this often while running.
+const BATCH_MS: f64 = 1000.0;
+/// Sequences of the batch shown in the masking view, and guesses at each chosen position.
+const BATCH_ROWS: usize = 4;
+const BATCH_TOP_K: usize = 3;
+
+#[reactor]
+pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
+    console_error_panic_hook::set_once();
+    let mut w = Worker::default();
+    loop {
+        // While training, take what is waiting without blocking; otherwise wait for a message.
+        let msg = if w.running {
+            match scope.next().now_or_never() {
+                Some(Some(m)) => Some(m),
+                Some(None) => break,
+                None => None,
+            }
+        } else {
+            match scope.next().await {
+                Some(m) => Some(m),
+                None => break,
+            }
+        };
+        let ok = match msg {
+            Some(m) => w.handle(m, &mut scope).await,
+            None => {
+                let ok = w.slice(&mut scope).await;
+                yield_now().await;
+                ok
+            }
+        };
+        if !ok {
+            break;
+        }
+    }
+}
+
+/// Lets the worker's event loop run (incoming messages are queued by it).
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let g: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+#[derive(Default)]
+struct Worker {
+    /// The model loaded from the page's origin.
+    bert: Option<Bert>,
+    run: Option<TrainSession>,
+    running: bool,
+    /// The explainer answers with the run's model.
+    use_trained: bool,
+    /// Steps since the last progress message, and that window's start, tokens and compute time.
+    pending: Vec<LogPoint>,
+    window_t0: f64,
+    window_tokens: usize,
+    window_ms: f64,
+    last_batch: f64,
+    /// The blob URLs of the last save (revoked at the next).
+    links: Vec<(String, usize, String)>,
+    /// (end time, tokens) of the steps of the last couple of seconds: the throughput shown.
+    recent: std::collections::VecDeque<(f64, usize)>,
+    /// WebGPU for the explainer's forward, when chosen and available.
+    gpu: Gpu,
+    /// A model was loaded and its position views are not sent yet (they follow its first answer).
+    positions_due: bool,
+}
+
+/// The least milliseconds between two load-progress messages.
+const LOAD_PROGRESS_MS: f64 = 100.0;
+
+/// Throughput is averaged over about this long.
+const RATE_MS: f64 = 2000.0;
+
+impl Worker {
+    /// The model the explainer uses.
+    fn active(&self) -> Option<&Bert> {
+        match (&self.run, self.use_trained) {
+            (Some(r), true) => Some(&r.trainer.bert),
+            _ => self.bert.as_ref(),
+        }
+    }
+
+    /// Handles one message; false when the page has gone.
+    async fn handle(&mut self, msg: ToEngine, scope: &mut Scope) -> bool {
+        let reply = match msg {
+            ToEngine::Load { base_url } => match load(&base_url, scope).await {
+                Ok((b, bytes, ms)) => {
+                    let info = ModelInfo::of(&b);
+                    self.bert = Some(b);
+                    self.gpu.forget_model();
+                    self.positions_due = true;
+                    FromEngine::Loaded { info, bytes, ms }
+                }
+                // the model loaded before (if any) stays
+                Err(e) => FromEngine::LoadFailed(e),
+            },
+            ToEngine::LoadFiles(picked) => {
+                let t0 = now_ms();
+                span_start("load-parse");
+                let made = crate::worker::model_files::model_files(picked)
+                    .and_then(|(files, bytes)| Bert::from_files(&files).map(|b| (b, bytes)).map_err(|e| e.to_string()));
+                span_end("load-parse");
+                match made {
+                    Ok((b, bytes)) => {
+                        let info = ModelInfo::of(&b);
+                        self.bert = Some(b);
+                        self.gpu.forget_model();
+                        self.positions_due = true;
+                        FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
+                    }
+                    // the model loaded before stays
+                    Err(e) => FromEngine::LoadFailed(e),
+                }
+            }
+            ToEngine::Explain(req) => {
+                // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
+                // two vocabularies may cut the text differently)
+                if self.use_trained && self.run.is_some() {
+                    if let Some(b) = &self.bert {
+                        let plain = Request { masked: vec![], heads_off: vec![], ..req.clone() };
+                        let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
+                        if scope.send(FromEngine::Compare { seq: req.seq, predictions }).await.is_err() {
+                            return false;
+                        }
+                    }
+                }
+                let (reply, status) = self.explain(req.clone()).await;
+                // WebGPU just failed: the badge says why before the (CPU) answer arrives
+                if let Some(st) = status {
+                    if scope.send(FromEngine::Device(st)).await.is_err() {
+                        return false;
+                    }
+                }
+                span_start("send");
+                if scope.send(reply).await.is_err() {
+                    return false;
+                }
+                span_end("send");
+                // The position views (folded at first) and Auto's one-off timing race wait until
+                // the answer is on its way: yield first, so the reply is posted before they run.
+                let positions = std::mem::take(&mut self.positions_due);
+                if positions || self.gpu.init_due() || self.gpu.needs_race() {
+                    yield_now().await;
+                }
+                if positions && !self.send_positions(scope).await {
+                    return false;
+                }
+                let searched = self.gpu.init_if_due().await;
+                return match self.race(&req).await {
+                    Some(st) => scope.send(FromEngine::Device(st)).await.is_ok(),
+                    None if searched => scope.send(FromEngine::Device(self.gpu.status())).await.is_ok(),
+                    None => true,
+                };
+            }
+            ToEngine::Train(cmd) => return self.train(cmd, scope).await,
+            ToEngine::Device(pref) => {
+                self.gpu.set_pref(pref).await;
+                FromEngine::Device(self.gpu.status())
+            }
+        };
+        scope.send(reply).await.is_ok()
+    }
+
+    /// The position views of the model the explainer uses (once per model: they do not depend on
+    /// the text). False when the page has gone.
+    async fn send_positions(&self, scope: &mut Scope) -> bool {
+        match self.active().map(position_view) {
+            Some(p) => scope.send(FromEngine::Positions(Box::new(p))).await.is_ok(),
+            None => true,
+        }
+    }
+
+    /// Auto: times one forward of `req` on each backend (WebGPU's second, after its pipelines
+    /// compiled), after the first answer went out, so the page is interactive first. Returns the
+    /// status to show.
+    async fn race(&mut self, req: &Request) -> Option<crate::worker::protocol::DeviceStatus> {
+        if !self.gpu.needs_race() {
+            return None;
+        }
+        let trained = self.use_trained && self.run.is_some();
+        let (b, key) = match (&self.run, trained) {
+            (Some(r), true) => (&r.trainer.bert, run_key(r.step_count())),
+            _ => (self.bert.as_ref()?, loaded_key()),
+        };
+        let prep = prepare(b, req).ok()?;
+        let warm = self.gpu.forward(key, b, &prep.batch, &prep.opts).await;
+        let g0 = now_ms();
+        let timed = match warm {
+            Ok(_) => self.gpu.forward(key, b, &prep.batch, &prep.opts).await,
+            Err(e) => Err(e),
+        };
+        let gpu_ms = now_ms() - g0;
+        let c0 = now_ms();
+        let _ = Backend::cpu().forward(b, key, &prep.batch, &prep.opts).await;
+        let cpu_ms = now_ms() - c0;
+        match timed {
+            Ok(_) => self.gpu.set_race(cpu_ms, gpu_ms),
+            Err(e) => self.gpu.fail(e.to_string()),
+        }
+        Some(self.gpu.status())
+    }
+
+    /// A snapshot of `req` from the model the explainer uses, on WebGPU when chosen (and the
+    /// device status when WebGPU failed and the CPU path answered instead).
+    async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
+        let trained = self.use_trained && self.run.is_some();
+        if trained {
+            if let Some(r) = self.run.as_mut() {
+                let _ = r.sync().await;
+            }
+        }
+        let (b, key) = match (&self.run, trained) {
+            (Some(r), true) => (&r.trainer.bert, run_key(r.step_count())),
+            _ => match &self.bert {
+                Some(b) => (b, loaded_key()),
+                None => return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None),
+            },
+        };
+        let failed = |e: BertError| match e {
+            BertError::Input(m) => FromEngine::Failed { seq: req.seq, message: m },
+            e => FromEngine::Failed { seq: req.seq, message: e.to_string() },
+        };
+        span_start("prepare");
+        let prep = match prepare(b, &req) {
+            Ok(p) => p,
+            Err(e) => return (failed(e), None),
+        };
+        span_end("prepare");
+        span_start("forward");
+        let mut fell_back = None;
+        let t0 = now_ms();
+        let mut on_gpu = None;
+        if self.gpu.usable().is_some() {
+            match self.gpu.forward(key, b, &prep.batch, &prep.opts).await {
+                Ok(t) => on_gpu = Some(t),
+                Err(e) => {
+                    self.gpu.fail(e.to_string());
+                    fell_back = Some(self.gpu.status());
+                }
+            }
+        }
+        let (trace, device) = match on_gpu {
+            Some(t) => (t, self.gpu.label()),
+            None => match Backend::cpu().forward(b, key, &prep.batch, &prep.opts).await {
+                Ok(t) => (t, "CPU (wasm)".to_string()),
+                Err(e) => return (failed(e), fell_back),
+            },
+        };
+        span_end("forward");
+        span_start("finish");
+        let mut s = finish(b, &req, prep, &trace);
+        span_end("finish");
+        s.forward_ms = now_ms() - t0;
+        s.device = device;
+        (FromEngine::Snapshot(Box::new(s)), fell_back)
+    }
+}
