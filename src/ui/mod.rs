@@ -12,6 +12,8 @@ pub mod url;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod app;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
+mod browser;
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod components;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod early;

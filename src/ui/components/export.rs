@@ -22,7 +22,7 @@ fn download(file: &str, href: &str) -> Option<()> {
 
 /// Downloads `text` as a file of type `mime` (through a blob URL, revoked a little later: the
 /// download may still be reading it).
-fn download_text(file: &str, text: &str, mime: &str) -> Option<()> {
+pub(crate) fn download_text(file: &str, text: &str, mime: &str) -> Option<()> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
