@@ -1,6 +1,6 @@
 //! The float type the CPU engine is generic over: f32 for real use, f64 for finite-difference checks.
 
-use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ScalarOperand};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, LinalgScalar, ScalarOperand};
 use num_traits::Float;
 use std::fmt::{Debug, Display};
 use std::iter::Sum;
@@ -96,6 +96,13 @@ impl Real for f64 {
     fn to_f64c(self) -> f64 {
         self
     }
+}
+
+/// a (M, K) b (K, N) -> (M, N), through `Real::gemm`.
+pub fn matmul<T: Real>(a: ArrayView2<T>, b: ArrayView2<T>) -> Array2<T> {
+    let mut c = Array2::zeros((a.nrows(), b.ncols()));
+    T::gemm(T::one(), &a, &b, T::zero(), &mut c.view_mut());
+    c
 }
 
 #[cfg(test)]

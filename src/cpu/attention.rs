@@ -2,8 +2,8 @@
 //! scores = Q K^T / sqrt(HD) + mask, P = softmax(scores), P' = dropout(P) * head_mask, ctx = P' V.
 //! The padding mask adds the float minimum to masked keys, as HF does.
 
-use crate::cpu::gemm::matmul;
 use crate::cpu::softmax::{softmax_row, softmax_row_backward};
+use crate::real::matmul;
 use crate::real::Real;
 use ndarray::{s, Array2, Array4, ArrayView1, ArrayView2};
 

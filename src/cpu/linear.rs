@@ -1,6 +1,6 @@
 //! Dense layer as `torch.nn.Linear`: y = x W^T + b, with W stored (OUT, IN) as in HF checkpoints.
 
-use crate::cpu::gemm::matmul;
+use crate::real::matmul;
 use crate::real::Real;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2, Axis};
 

@@ -5,7 +5,7 @@
 //! (norm and cosine with the previous layer) from the snapshot's `hidden` summaries.
 
 use super::head_detail::Formula;
-use super::snapshot::LayerSummary;
+use super::layer_summary::LayerSummary;
 use crate::bundle::Bert;
 use crate::cpu::activation::activation_forward;
 use crate::model::forward::ForwardTrace;

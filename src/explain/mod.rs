@@ -10,6 +10,7 @@ pub mod ffn_detail;
 pub mod filmstrip;
 pub mod head_detail;
 pub mod heatmap_svg;
+pub mod layer_summary;
 pub mod snapshot;
 pub mod training;
 

@@ -5,6 +5,7 @@
 
 use super::ffn_detail::{ffn_detail, FfnDetail};
 use super::head_detail::{head_detail, HeadDetail};
+pub use super::layer_summary::{summarise_hidden, LayerSummary};
 use crate::bundle::Bert;
 use crate::config::count_params;
 use crate::cpu::softmax::softmax_row;
@@ -105,19 +106,6 @@ pub struct Prediction {
     pub token: String,
     pub id: u32,
     pub prob: f32,
-}
-
-/// How the token vectors change through one step (layer 0 = the embeddings output).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LayerSummary {
-    /// (T) L2 norm of each token's vector after this layer.
-    pub norm: Vec<f32>,
-    /// (T) cosine similarity of each token's vector with its vector before this layer (1.0 for
-    /// the embeddings, which have no "before").
-    pub cos_prev: Vec<f32>,
-    /// Mean and standard deviation over all T*H numbers.
-    pub mean: f32,
-    pub std: f32,
 }
 
 /// The result of one request.
@@ -311,35 +299,6 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         ffn_detail: req.ffn_steps.then(|| ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
         embeddings,
     }
-}
-
-/// Per-token norms and layer-to-layer cosine similarity of the hidden states (L+1 of (T, H)).
-pub fn summarise_hidden(hidden: &[Array2<f32>]) -> Vec<LayerSummary> {
-    let norms = |x: &Array2<f32>| -> Vec<f32> { x.rows().into_iter().map(|r| r.dot(&r).sqrt()).collect() };
-    hidden
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let norm = norms(x);
-            let cos_prev = match i {
-                0 => vec![1.0; x.nrows()],
-                _ => {
-                    let prev = &hidden[i - 1];
-                    let prev_norm = norms(prev);
-                    x.rows()
-                        .into_iter()
-                        .zip(prev.rows())
-                        .enumerate()
-                        .map(|(t, (a, b))| a.dot(&b) / (norm[t] * prev_norm[t]).max(1e-12))
-                        .collect()
-                }
-            };
-            let n = x.len().max(1) as f32;
-            let mean = x.sum() / n;
-            let std = (x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n).sqrt();
-            LayerSummary { norm, cos_prev, mean, std }
-        })
-        .collect()
 }
 
 #[cfg(test)]

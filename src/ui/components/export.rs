@@ -2,7 +2,7 @@
 //! laid out by `explain::heatmap_svg::Layout`) drawn on an off-screen canvas and saved through its
 //! data URL, or written as a standalone SVG file, downloaded as `<file>.png` / `<file>.svg`.
 
-use super::matrix_view::Mat;
+use super::mat::Mat;
 use crate::explain::colormap;
 use crate::explain::heatmap_svg::{self, Layout, PAD};
 use std::rc::Rc;

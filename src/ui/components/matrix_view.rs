@@ -4,6 +4,7 @@
 
 use super::export::ExportButtons;
 use super::heatmap::draw;
+pub use super::mat::Mat;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -12,22 +13,6 @@ const SIDE: usize = 380;
 const MIN_LABELLED_CELL: usize = 10;
 /// Up to this many tokens the canvas carries every value in `data-values` (for tests and tools).
 pub const DATA_VALUES_MAX: usize = 64;
-
-/// (N*N) row-major values shared by the views; equal when they are the same allocation.
-#[derive(Clone, Debug)]
-pub struct Mat(pub Rc<Vec<f32>>);
-
-impl PartialEq for Mat {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Mat {
-    pub fn new(v: Vec<f32>) -> Self {
-        Mat(Rc::new(v))
-    }
-}
 
 /// The values as `data-values` text (comma-separated, row-major), when small enough.
 pub fn data_values(values: &[f32], n: usize) -> Option<String> {

@@ -15,6 +15,7 @@ mod embed_section;
 mod embeddings;
 mod error_box;
 mod export;
+mod mat;
 pub(crate) use export::download_text;
 mod ffn_panel;
 mod fold;
