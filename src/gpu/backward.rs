@@ -11,9 +11,9 @@ use super::kernels::embedding::scatter_add;
 use super::kernels::layernorm::layernorm_backward;
 use super::kernels::matmul::linear_backward;
 use super::kernels::reduce::colsum;
-use super::model::{layer, GpuModel};
+use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
-use crate::config::PositionEncoding;
+use super::slots::Slot;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
@@ -87,14 +87,15 @@ pub fn record_backward(
     let n = b * t;
     let nh = cfg.num_attention_heads;
     let act: Act = cfg.activation().into();
-    let g = |name: &str| m.view(grads, name);
-    let w = |name: &str| m.p(name);
+    let ps = &m.slots;
+    let g = |s: Slot| s.of(grads);
+    let w = |s: Slot| s.of(&m.params);
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
     let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
     let mut reads = LossReads { mlm: None, nsp: None };
 
-    if let (Some(labels), true) = (&targets.mlm_labels, m.has("cls.predictions.bias")) {
+    if let (Some(labels), Some(mh)) = (&targets.mlm_labels, &ps.mlm) {
         let mt = tr.mlm.as_ref().ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;
         let covered: std::collections::HashSet<usize> = mt.rows.iter().copied().collect();
         if let Some(r) = targets.labelled_rows().into_iter().find(|r| !covered.contains(r)) {
@@ -110,14 +111,14 @@ pub fn record_backward(
             rec,
             View::whole(&mt.logits),
             View::whole(&mt.ln_out),
-            w(m.decoder_name()),
+            w(mh.decoder),
             Some((View::whole(&dln), false)),
-            g(m.decoder_name()),
+            g(mh.decoder),
             mm,
             h,
             vocab,
         )?;
-        bias_grad(rec, View::whole(&mt.logits), mm, vocab, g("cls.predictions.bias"))?;
+        bias_grad(rec, View::whole(&mt.logits), mm, vocab, g(mh.bias))?;
         let dact = buf("d_mlm_act", mm * h)?;
         layernorm_backward(
             rec,
@@ -125,11 +126,11 @@ pub fn record_backward(
             View::whole(&mt.act),
             View::whole(&mt.ln_mean),
             View::whole(&mt.ln_rstd),
-            w("cls.predictions.transform.LayerNorm.weight"),
+            w(mh.ln.gamma),
             View::whole(&dact),
             false,
-            g("cls.predictions.transform.LayerNorm.weight"),
-            g("cls.predictions.transform.LayerNorm.bias"),
+            g(mh.ln.gamma),
+            g(mh.ln.beta),
             mm,
             h,
         )?;
@@ -140,19 +141,22 @@ pub fn record_backward(
             rec,
             View::whole(&dpre),
             View::whole(&mt.x),
-            w("cls.predictions.transform.dense.weight"),
+            w(mh.transform.weight),
             Some((View::whole(&dxm), false)),
-            g("cls.predictions.transform.dense.weight"),
+            g(mh.transform.weight),
             mm,
             h,
             h,
         )?;
-        bias_grad(rec, View::whole(&dpre), mm, h, g("cls.predictions.transform.dense.bias"))?;
+        bias_grad(rec, View::whole(&dpre), mm, h, g(mh.transform.bias))?;
         scatter_add(rec, View::whole(&dxm), &mt.rows, h, View::whole(&dx))?;
     }
 
     if let (Some(labels), Some(pool)) = (&targets.nsp_labels, &tr.pool) {
         if let Some(nl) = &pool.nsp_logits {
+            let (Some(pl), Some(ns)) = (&ps.pooler, &ps.nsp) else {
+                return Err(BertError::Gpu("NSP logits without the pooler's and the NSP head's weights".into()));
+            };
             let stats = buf("nsp_stats", 2 * b)?;
             cross_entropy(rec, View::whole(nl), labels, 2, View::whole(&stats))?;
             reads.nsp = Some((rec.read(View::whole(&stats)), labels.clone()));
@@ -161,14 +165,14 @@ pub fn record_backward(
                 rec,
                 View::whole(nl),
                 View::whole(&pool.pooled),
-                w("cls.seq_relationship.weight"),
+                w(ns.weight),
                 Some((View::whole(&dpooled), false)),
-                g("cls.seq_relationship.weight"),
+                g(ns.weight),
                 b,
                 h,
                 2,
             )?;
-            bias_grad(rec, View::whole(nl), b, 2, g("cls.seq_relationship.bias"))?;
+            bias_grad(rec, View::whole(nl), b, 2, g(ns.bias))?;
             let dpre = buf("d_pool_pre", b * h)?;
             act_backward(rec, Act::Tanh, View::whole(&pool.pooled), View::whole(&dpooled), View::whole(&dpre), b * h)?;
             let dcls = buf("d_cls", b * h)?;
@@ -176,14 +180,14 @@ pub fn record_backward(
                 rec,
                 View::whole(&dpre),
                 View::whole(&pool.cls),
-                w("bert.pooler.dense.weight"),
+                w(pl.weight),
                 Some((View::whole(&dcls), false)),
-                g("bert.pooler.dense.weight"),
+                g(pl.weight),
                 b,
                 h,
                 h,
             )?;
-            bias_grad(rec, View::whole(&dpre), b, h, g("bert.pooler.dense.bias"))?;
+            bias_grad(rec, View::whole(&dpre), b, h, g(pl.bias))?;
             let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
             scatter_add(rec, View::whole(&dcls), &cls_rows, h, View::whole(&dx))?;
         }
@@ -193,8 +197,7 @@ pub fn record_backward(
     let mut dx = dx;
     for l in (0..cfg.num_hidden_layers).rev() {
         let lt = &tr.layers[l];
-        let lw = |s: &str| m.p(&layer(l, s));
-        let lg = |s: &str| m.view(grads, &layer(l, s));
+        let ls = &ps.layers[l];
         let input = View::whole(&tr.hidden[l]);
         // out = LN(out_res), out_res = ffn_out + attn_ln_out
         let d_out_res = buf("d_out_res", n * h)?;
@@ -204,11 +207,11 @@ pub fn record_backward(
             View::whole(&lt.out_res),
             View::whole(&lt.out_ln_mean),
             View::whole(&lt.out_ln_rstd),
-            lw("output.LayerNorm.weight"),
+            w(ls.out_ln.gamma),
             View::whole(&d_out_res),
             false,
-            lg("output.LayerNorm.weight"),
-            lg("output.LayerNorm.bias"),
+            g(ls.out_ln.gamma),
+            g(ls.out_ln.beta),
             n,
             h,
         )?;
@@ -227,14 +230,14 @@ pub fn record_backward(
             rec,
             View::whole(&d_ffn_out),
             View::whole(&lt.ffn_act),
-            lw("output.dense.weight"),
+            w(ls.output.weight),
             Some((View::whole(&d_ffn_act), false)),
-            lg("output.dense.weight"),
+            g(ls.output.weight),
             n,
             inter,
             h,
         )?;
-        bias_grad(rec, View::whole(&d_ffn_out), n, h, lg("output.dense.bias"))?;
+        bias_grad(rec, View::whole(&d_ffn_out), n, h, g(ls.output.bias))?;
         // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
         let d_ffn_pre = buf("d_ffn_pre", n * inter)?;
         act_backward(rec, act, View::whole(&lt.ffn_pre), View::whole(&d_ffn_act), View::whole(&d_ffn_pre), n * inter)?;
@@ -244,14 +247,14 @@ pub fn record_backward(
             rec,
             View::whole(&d_ffn_pre),
             View::whole(&lt.attn_ln_out),
-            lw("intermediate.dense.weight"),
+            w(ls.intermediate.weight),
             Some((View::whole(&d_attn_ln_out), true)),
-            lg("intermediate.dense.weight"),
+            g(ls.intermediate.weight),
             n,
             h,
             inter,
         )?;
-        bias_grad(rec, View::whole(&d_ffn_pre), n, inter, lg("intermediate.dense.bias"))?;
+        bias_grad(rec, View::whole(&d_ffn_pre), n, inter, g(ls.intermediate.bias))?;
         // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
         let d_attn_res = buf("d_attn_res", n * h)?;
         layernorm_backward(
@@ -260,11 +263,11 @@ pub fn record_backward(
             View::whole(&lt.attn_res),
             View::whole(&lt.attn_ln_mean),
             View::whole(&lt.attn_ln_rstd),
-            lw("attention.output.LayerNorm.weight"),
+            w(ls.attn_ln.gamma),
             View::whole(&d_attn_res),
             false,
-            lg("attention.output.LayerNorm.weight"),
-            lg("attention.output.LayerNorm.bias"),
+            g(ls.attn_ln.gamma),
+            g(ls.attn_ln.beta),
             n,
             h,
         )?;
@@ -285,14 +288,14 @@ pub fn record_backward(
             rec,
             View::whole(&d_attn_dense),
             View::whole(&lt.context),
-            lw("attention.output.dense.weight"),
+            w(ls.attn_out.weight),
             Some((View::whole(&d_context), false)),
-            lg("attention.output.dense.weight"),
+            g(ls.attn_out.weight),
             n,
             h,
             h,
         )?;
-        bias_grad(rec, View::whole(&d_attn_dense), n, h, lg("attention.output.dense.bias"))?;
+        bias_grad(rec, View::whole(&d_attn_dense), n, h, g(ls.attn_out.bias))?;
         let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
         let big = b * nh * t * t;
         let (dp, ds) = (buf("d_probs", big)?, buf("d_scores", big)?);
@@ -315,19 +318,9 @@ pub fn record_backward(
             View::whole(&dk),
             View::whole(&dv),
         )?;
-        for (d, name) in [(&dq, "attention.self.query"), (&dk, "attention.self.key"), (&dv, "attention.self.value")] {
-            linear_backward(
-                rec,
-                View::whole(d),
-                input,
-                lw(&format!("{name}.weight")),
-                Some((View::whole(&d_input), true)),
-                lg(&format!("{name}.weight")),
-                n,
-                h,
-                h,
-            )?;
-            bias_grad(rec, View::whole(d), n, h, lg(&format!("{name}.bias")))?;
+        for (d, lin) in [(&dq, ls.query), (&dk, ls.key), (&dv, ls.value)] {
+            linear_backward(rec, View::whole(d), input, w(lin.weight), Some((View::whole(&d_input), true)), g(lin.weight), n, h, h)?;
+            bias_grad(rec, View::whole(d), n, h, g(lin.bias))?;
         }
         dx = d_input;
     }
@@ -343,19 +336,19 @@ pub fn record_backward(
         View::whole(&tr.sum),
         View::whole(&tr.ln_mean),
         View::whole(&tr.ln_rstd),
-        w("bert.embeddings.LayerNorm.weight"),
+        w(ps.emb_ln.gamma),
         View::whole(&d_sum),
         false,
-        g("bert.embeddings.LayerNorm.weight"),
-        g("bert.embeddings.LayerNorm.bias"),
+        g(ps.emb_ln.gamma),
+        g(ps.emb_ln.beta),
         n,
         h,
     )?;
-    scatter_add(rec, View::whole(&d_sum), &batch.input_ids, h, g("bert.embeddings.word_embeddings.weight"))?;
-    scatter_add(rec, View::whole(&d_sum), &batch.token_type_ids, h, g("bert.embeddings.token_type_embeddings.weight"))?;
-    if m.has("bert.embeddings.position_embeddings.weight") && cfg.position_encoding == PositionEncoding::Learned {
+    scatter_add(rec, View::whole(&d_sum), &batch.input_ids, h, g(ps.word))?;
+    scatter_add(rec, View::whole(&d_sum), &batch.token_type_ids, h, g(ps.token_type))?;
+    if let Some(pos) = ps.position {
         let pos_ids: Vec<usize> = (0..n).map(|r| r % t).collect();
-        scatter_add(rec, View::whole(&d_sum), &pos_ids, h, g("bert.embeddings.position_embeddings.weight"))?;
+        scatter_add(rec, View::whole(&d_sum), &pos_ids, h, g(pos))?;
     }
     Ok(reads)
 }

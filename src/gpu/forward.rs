@@ -8,9 +8,9 @@ use super::kernels::elementwise::{act_forward, dropout, Act};
 use super::kernels::embedding::{embed_sum, gather};
 use super::kernels::layernorm::layernorm_forward;
 use super::kernels::matmul::linear;
-use super::model::{layer, GpuModel};
+use super::model::GpuModel;
 use super::recorder::{Recorder, View};
-use crate::config::PositionEncoding;
+use super::slots::Slot;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, ForwardOptions, ForwardTrace, MlmRows};
@@ -111,27 +111,28 @@ pub fn record_forward(
     let seed = opts.dropout_seed.map(|s| (s ^ (s >> 32)) as u32);
     let drop = |site: usize, p: f64| seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
-    let w = |name: &str| m.p(name);
+    let ps = &m.slots;
+    let w = |s: Slot| s.of(&m.params);
 
     let maskv: Vec<f32> = batch.attention_mask.iter().map(|&x| x as f32).collect();
     let mask = ctx.upload("attention_mask", &maskv)?;
 
     // Embeddings: word + position + token type, LayerNorm, dropout.
-    let position = match (m.has("bert.embeddings.position_embeddings.weight"), cfg.position_encoding) {
-        (true, PositionEncoding::Learned) => {
-            let pv = w("bert.embeddings.position_embeddings.weight");
+    let position = match ps.position {
+        Some(slot) => {
+            let pv = w(slot);
             let out = buf("position", t * h)?;
             let tmp = View { buf: pv.buf, off: pv.off, len: t * h };
             rec.copy(tmp, View::whole(&out));
             out
         }
-        _ => {
+        None => {
             let table = sinusoidal_table::<f32>(t, h);
             ctx.upload("position", table.as_slice().expect("standard layout"))?
         }
     };
-    let word_t = w("bert.embeddings.word_embeddings.weight");
-    let type_t = w("bert.embeddings.token_type_embeddings.weight");
+    let word_t = w(ps.word);
+    let type_t = w(ps.token_type);
     let sum = buf("emb_sum", n * h)?;
     embed_sum(rec, word_t, View::whole(&position), type_t, &batch.input_ids, &batch.token_type_ids, t, h, View::whole(&sum))?;
     let (word, token_type) = if keep_parts {
@@ -148,8 +149,8 @@ pub fn record_forward(
         rec,
         View::whole(&sum),
         None,
-        w("bert.embeddings.LayerNorm.weight"),
-        w("bert.embeddings.LayerNorm.bias"),
+        w(ps.emb_ln.gamma),
+        w(ps.emb_ln.beta),
         View::whole(&x0),
         View::whole(&ln_mean),
         View::whole(&ln_rstd),
@@ -166,11 +167,11 @@ pub fn record_forward(
     let dims = AttnDims { b, t, nh, hd: h / nh };
     let act: Act = cfg.activation().into();
     for l in 0..cfg.num_hidden_layers {
-        let lw = |s: &str| m.p(&layer(l, s));
+        let ls = &ps.layers[l];
         let input = View::whole(hidden.last().expect("input"));
         let (q, k, v) = (buf("q", n * h)?, buf("k", n * h)?, buf("v", n * h)?);
-        for (out, name) in [(&q, "attention.self.query"), (&k, "attention.self.key"), (&v, "attention.self.value")] {
-            linear(rec, input, lw(&format!("{name}.weight")), Some(lw(&format!("{name}.bias"))), View::whole(out), n, h, h)?;
+        for (out, lin) in [(&q, ls.query), (&k, ls.key), (&v, ls.value)] {
+            linear(rec, input, w(lin.weight), Some(w(lin.bias)), View::whole(out), n, h, h)?;
         }
         let hrow: Vec<f32> = match &opts.head_mask {
             Some(hm) => hm.row(l).to_vec(),
@@ -199,16 +200,7 @@ pub fn record_forward(
             View::whole(&context),
         )?;
         let attn_dense = buf("attn_dense", n * h)?;
-        linear(
-            rec,
-            View::whole(&context),
-            lw("attention.output.dense.weight"),
-            Some(lw("attention.output.dense.bias")),
-            View::whole(&attn_dense),
-            n,
-            h,
-            h,
-        )?;
+        linear(rec, View::whole(&context), w(ls.attn_out.weight), Some(w(ls.attn_out.bias)), View::whole(&attn_dense), n, h, h)?;
         if let Some((s, p)) = drop(2 + 3 * l, cfg.hidden_dropout_prob) {
             dropout(rec, View::whole(&attn_dense), n * h, p, s)?;
         }
@@ -218,8 +210,8 @@ pub fn record_forward(
             rec,
             View::whole(&attn_dense),
             Some((input, View::whole(&attn_res))),
-            lw("attention.output.LayerNorm.weight"),
-            lw("attention.output.LayerNorm.bias"),
+            w(ls.attn_ln.gamma),
+            w(ls.attn_ln.beta),
             View::whole(&attn_ln_out),
             View::whole(&attn_ln_mean),
             View::whole(&attn_ln_rstd),
@@ -231,8 +223,8 @@ pub fn record_forward(
         linear(
             rec,
             View::whole(&attn_ln_out),
-            lw("intermediate.dense.weight"),
-            Some(lw("intermediate.dense.bias")),
+            w(ls.intermediate.weight),
+            Some(w(ls.intermediate.bias)),
             View::whole(&ffn_pre),
             n,
             h,
@@ -240,7 +232,7 @@ pub fn record_forward(
         )?;
         act_forward(rec, act, View::whole(&ffn_pre), View::whole(&ffn_act), n * inter)?;
         let ffn_out = buf("ffn_out", n * h)?;
-        linear(rec, View::whole(&ffn_act), lw("output.dense.weight"), Some(lw("output.dense.bias")), View::whole(&ffn_out), n, inter, h)?;
+        linear(rec, View::whole(&ffn_act), w(ls.output.weight), Some(w(ls.output.bias)), View::whole(&ffn_out), n, inter, h)?;
         if let Some((s, p)) = drop(3 + 3 * l, cfg.hidden_dropout_prob) {
             dropout(rec, View::whole(&ffn_out), n * h, p, s)?;
         }
@@ -250,8 +242,8 @@ pub fn record_forward(
             rec,
             View::whole(&ffn_out),
             Some((View::whole(&attn_ln_out), View::whole(&out_res))),
-            lw("output.LayerNorm.weight"),
-            lw("output.LayerNorm.bias"),
+            w(ls.out_ln.gamma),
+            w(ls.out_ln.beta),
             View::whole(&out),
             View::whole(&out_ln_mean),
             View::whole(&out_ln_rstd),
@@ -285,9 +277,9 @@ pub fn record_forward(
     }
 
     let last = View::whole(hidden.last().expect("hidden"));
-    let mlm = match (m.has("cls.predictions.bias"), &opts.mlm_rows) {
-        (false, _) | (_, MlmRows::None) => None,
-        (true, rows) => {
+    let mlm = match (&ps.mlm, &opts.mlm_rows) {
+        (None, _) | (_, MlmRows::None) => None,
+        (Some(mh), rows) => {
             let rows: Vec<usize> = match rows {
                 MlmRows::Rows(r) => r.clone(),
                 _ => (0..n).collect(),
@@ -300,23 +292,14 @@ pub fn record_forward(
             gather(rec, last, &rows, h, View::whole(&x))?;
             let (pre, actb, ln_out) = (buf("mlm_pre", mm * h)?, buf("mlm_act", mm * h)?, buf("mlm_ln_out", mm * h)?);
             let (lm, lr) = (buf("mlm_ln_mean", mm)?, buf("mlm_ln_rstd", mm)?);
-            linear(
-                rec,
-                View::whole(&x),
-                w("cls.predictions.transform.dense.weight"),
-                Some(w("cls.predictions.transform.dense.bias")),
-                View::whole(&pre),
-                mm,
-                h,
-                h,
-            )?;
+            linear(rec, View::whole(&x), w(mh.transform.weight), Some(w(mh.transform.bias)), View::whole(&pre), mm, h, h)?;
             act_forward(rec, act, View::whole(&pre), View::whole(&actb), mm * h)?;
             layernorm_forward(
                 rec,
                 View::whole(&actb),
                 None,
-                w("cls.predictions.transform.LayerNorm.weight"),
-                w("cls.predictions.transform.LayerNorm.bias"),
+                w(mh.ln.gamma),
+                w(mh.ln.beta),
                 View::whole(&ln_out),
                 View::whole(&lm),
                 View::whole(&lr),
@@ -325,31 +308,22 @@ pub fn record_forward(
                 eps,
             )?;
             let logits = buf("mlm_logits", mm * vocab)?;
-            linear(rec, View::whole(&ln_out), w(m.decoder_name()), Some(w("cls.predictions.bias")), View::whole(&logits), mm, h, vocab)?;
+            linear(rec, View::whole(&ln_out), w(mh.decoder), Some(w(mh.bias)), View::whole(&logits), mm, h, vocab)?;
             Some(GpuMlmTrace { rows, x, pre, act: actb, ln_mean: lm, ln_rstd: lr, ln_out, logits })
         }
     };
 
-    let pool = if m.has("bert.pooler.dense.weight") {
+    let pool = if let Some(pl) = &ps.pooler {
         let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
         let cls = buf("cls", b * h)?;
         gather(rec, last, &cls_rows, h, View::whole(&cls))?;
         let pre = buf("pool_pre", b * h)?;
-        linear(rec, View::whole(&cls), w("bert.pooler.dense.weight"), Some(w("bert.pooler.dense.bias")), View::whole(&pre), b, h, h)?;
+        linear(rec, View::whole(&cls), w(pl.weight), Some(w(pl.bias)), View::whole(&pre), b, h, h)?;
         let pooled = buf("pooled", b * h)?;
         act_forward(rec, Act::Tanh, View::whole(&pre), View::whole(&pooled), b * h)?;
-        let nsp_logits = if m.has("cls.seq_relationship.weight") {
+        let nsp_logits = if let Some(ns) = &ps.nsp {
             let nl = buf("nsp_logits", b * 2)?;
-            linear(
-                rec,
-                View::whole(&pooled),
-                w("cls.seq_relationship.weight"),
-                Some(w("cls.seq_relationship.bias")),
-                View::whole(&nl),
-                b,
-                h,
-                2,
-            )?;
+            linear(rec, View::whole(&pooled), w(ns.weight), Some(w(ns.bias)), View::whole(&nl), b, h, 2)?;
             Some(nl)
         } else {
             None

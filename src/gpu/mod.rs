@@ -6,6 +6,7 @@ pub mod context;
 pub mod kernels;
 pub mod pipeline;
 pub mod recorder;
+pub mod slots;
 
 pub use context::{AdapterSummary, Counters, GpuContext};
 pub use recorder::{ReadHandle, Readback, Recorder, View};

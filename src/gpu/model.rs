@@ -4,6 +4,7 @@
 
 use super::context::GpuContext;
 use super::recorder::View;
+use super::slots::Slots;
 use crate::config::{BertConfig, Heads};
 use crate::error::{BertError, Result};
 use crate::model::adamw::decays;
@@ -83,37 +84,17 @@ pub struct GpuModel {
     pub cfg: BertConfig,
     pub heads: Heads,
     pub layout: ParamLayout,
+    /// Every tensor's place in `params` (and in the gradient and moment buffers).
+    pub slots: Slots,
     pub params: wgpu::Buffer,
 }
 
 impl GpuModel {
     pub fn upload(ctx: &GpuContext, cfg: &BertConfig, params: &BertParams<f32>) -> Result<Self> {
         let layout = ParamLayout::new(params, ctx.align_elems());
+        let slots = Slots::resolve(&layout, params, cfg.position_encoding)?;
         let params_buf = ctx.upload("params", &layout.flatten(params))?;
-        Ok(GpuModel { cfg: cfg.clone(), heads: params.heads(), layout, params: params_buf })
-    }
-
-    /// The tensor `name` inside `buf` (params, or a gradient / moment buffer of the same layout).
-    pub fn view<'a>(&self, buf: &'a wgpu::Buffer, name: &str) -> View<'a> {
-        let e = self.layout.get(name).unwrap_or_else(|| panic!("no parameter `{name}` in this model"));
-        View { buf, off: e.off, len: e.len }
-    }
-
-    pub fn p(&self, name: &str) -> View<'_> {
-        self.view(&self.params, name)
-    }
-
-    pub fn has(&self, name: &str) -> bool {
-        self.layout.get(name).is_some()
-    }
-
-    /// The decoder matrix (V, H): its own or the tied word embeddings.
-    pub fn decoder_name(&self) -> &'static str {
-        if self.has("cls.predictions.decoder.weight") {
-            "cls.predictions.decoder.weight"
-        } else {
-            "bert.embeddings.word_embeddings.weight"
-        }
+        Ok(GpuModel { cfg: cfg.clone(), heads: params.heads(), layout, slots, params: params_buf })
     }
 
     /// The parameters back on the CPU (after training).
@@ -128,8 +109,4 @@ impl GpuModel {
         self.layout.unflatten(r.get(h), &mut p);
         Ok(p)
     }
-}
-
-pub fn layer(l: usize, suffix: &str) -> String {
-    format!("bert.encoder.layer.{l}.{suffix}")
 }
