@@ -7,7 +7,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;     // fwd: input; bwd: dout
-@group(0) @binding(2) var<storage, read> x2: array<f32>;    // fwd: residual; bwd: the normalised input
+@group(0) @binding(2) var<storage, read> x2: array<f32>;    // fwd: residual; bwd: the norm's input (x-hat is recomputed)
 @group(0) @binding(3) var<storage, read> gamma: array<f32>;
 @group(0) @binding(4) var<storage, read> beta: array<f32>;  // fwd: beta; bwd: mean
 @group(0) @binding(5) var<storage, read> rstd_in: array<f32>; // bwd: rstd

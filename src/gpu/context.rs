@@ -95,7 +95,7 @@ impl GpuContext {
             device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size: 16, usage, mapped_at_creation: false })
         };
         let dummy_ro = mk("dummy-ro", wgpu::BufferUsages::STORAGE);
-        let most_rw = 4; // LayerNorm's backward
+        let most_rw = 4; // LayerNorm's forward: out, sum, mean, rstd
         let dummy_rw = (0..most_rw).map(|i| mk(&format!("dummy-rw-{i}"), wgpu::BufferUsages::STORAGE)).collect();
         let info = AdapterSummary {
             name: ai.name.clone(),

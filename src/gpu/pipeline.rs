@@ -43,12 +43,12 @@ impl Family {
         match self {
             Family::Matmul | Family::MatmulSubgroup => (3, 1), // a, b, bias | c
             Family::Attention => (3, 2),                       // x, mask/probs, head factors | y, z
-            Family::LayerNorm => (5, 4),                       // x, x2, gamma, mean, rstd | out, sum/dx, stats, dgamma/dbeta
-            Family::Elementwise => (2, 1),                     // x, y | out
-            Family::Embedding => (5, 1),                       // table(s)/src, ids, lists | out
-            Family::Reduce => (1, 1),                          // x | out
-            Family::CrossEntropy => (1, 2),                    // targets | logits (-> dlogits), row loss
-            Family::AdamW => (2, 3),                           // grads, clip | params, m, v
+            Family::LayerNorm => (5, 4), // x/dout, x2 (residual; bwd: the norm's input), gamma, beta/mean, rstd | out/dx/dgamma, sum/dbeta, mean, rstd
+            Family::Elementwise => (2, 1), // x, y | out
+            Family::Embedding => (5, 1), // word table/source, positions, type table, ids, type ids/CSR lists | out
+            Family::Reduce => (1, 1),    // x | out
+            Family::CrossEntropy => (1, 2), // targets | logits (-> dlogits), per row (loss, arg-max)
+            Family::AdamW => (2, 3),     // grads, clip | params, m, v
         }
     }
 }

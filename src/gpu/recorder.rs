@@ -86,14 +86,16 @@ impl<'c> Recorder<'c> {
         self.pass = None;
     }
 
-    /// One dispatch of `entry` in `family` with workgroup size `wg` (x, y), uniform `params`, the
-    /// family's read-only then read-write storage bindings (None -> a dummy), `groups` workgroups.
-    pub fn dispatch(
+    /// One dispatch of `entry` in `family` with workgroup size `wg` (x, y), the uniform `params`
+    /// (the shader's `Params` struct, field for field), the family's read-only then read-write
+    /// storage bindings (None -> a dummy), `groups` workgroups.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch<P: bytemuck::Pod>(
         &mut self,
         family: Family,
         entry: &'static str,
         wg: (u32, u32),
-        params: &[u32],
+        params: &P,
         ro: &[Option<View<'_>>],
         rw: &[Option<View<'_>>],
         groups: (u32, u32, u32),
@@ -110,9 +112,9 @@ impl<'c> Recorder<'c> {
         let (layout, pipeline) = (&cached.0, &cached.1);
         let (n_ro, n_rw) = family.slots();
         assert!(ro.len() <= n_ro && rw.len() <= n_rw, "{entry}: too many bindings");
-        let mut words = params.to_vec();
-        words.resize(words.len().div_ceil(4).max(1) * 4, 0); // uniform structs are 16-byte multiples
-        let uniform = ctx.init_buffer(entry, bytemuck::cast_slice(&words), wgpu::BufferUsages::UNIFORM);
+        let mut bytes = bytemuck::bytes_of(params).to_vec();
+        bytes.resize(bytes.len().div_ceil(16).max(1) * 16, 0); // uniform structs are 16-byte multiples
+        let uniform = ctx.init_buffer(entry, &bytes, wgpu::BufferUsages::UNIFORM);
         let align = ctx.align_elems();
         let bind = |v: Option<View<'_>>, dummy: &'c wgpu::Buffer| -> Result<(wgpu::Buffer, u64, u64)> {
             match v {

@@ -8,61 +8,100 @@ use crate::cpu::attention::AttentionCache;
 use crate::model::forward::{Batch, EmbeddingTrace, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};
 use ndarray::{Array1, Array2, Array4};
 
-/// Handles of every tensor of a trace asked for in a recorder; `assemble` builds the CPU trace.
+/// Where each intermediate of a `GpuTrace` will be in the readback, field by field (the request and
+/// the assembly name the same fields, so they cannot fall out of step).
 pub struct TraceReads {
-    handles: Vec<ReadHandle>,
+    word: Option<ReadHandle>,
+    token_type: Option<ReadHandle>,
+    position: ReadHandle,
+    sum: ReadHandle,
+    ln_mean: ReadHandle,
+    ln_rstd: ReadHandle,
+    hidden: Vec<ReadHandle>,
+    layers: Vec<LayerReads>,
+    mlm: Option<MlmReads>,
+    pool: Option<PoolReads>,
+}
+
+struct LayerReads {
+    q: ReadHandle,
+    k: ReadHandle,
+    v: ReadHandle,
+    scores: ReadHandle,
+    probs: ReadHandle,
+    context: ReadHandle,
+    attn_dense: ReadHandle,
+    attn_res: ReadHandle,
+    attn_ln_mean: ReadHandle,
+    attn_ln_rstd: ReadHandle,
+    attn_ln_out: ReadHandle,
+    ffn_pre: ReadHandle,
+    ffn_act: ReadHandle,
+    ffn_out: ReadHandle,
+    out_res: ReadHandle,
+    out_ln_mean: ReadHandle,
+    out_ln_rstd: ReadHandle,
+}
+
+struct MlmReads {
+    pre: ReadHandle,
+    act: ReadHandle,
+    ln_mean: ReadHandle,
+    ln_rstd: ReadHandle,
+    ln_out: ReadHandle,
+    logits: ReadHandle,
+}
+
+struct PoolReads {
+    pooled: ReadHandle,
+    nsp_logits: Option<ReadHandle>,
 }
 
 impl GpuTrace {
-    /// Asks for every intermediate (the order here is the order `assemble` takes them in).
+    /// Asks `rec` for every intermediate of this trace.
     pub fn request(&self, rec: &Recorder<'_>) -> TraceReads {
-        let mut hs = Vec::new();
-        let mut r = |b: &wgpu::Buffer| hs.push(rec.read(View::whole(b)));
-        for o in [&self.word, &self.token_type].into_iter().flatten() {
-            r(o);
+        let r = |b: &wgpu::Buffer| rec.read(View::whole(b));
+        TraceReads {
+            word: self.word.as_ref().map(r),
+            token_type: self.token_type.as_ref().map(r),
+            position: r(&self.position),
+            sum: r(&self.sum),
+            ln_mean: r(&self.ln_mean),
+            ln_rstd: r(&self.ln_rstd),
+            hidden: self.hidden.iter().map(r).collect(),
+            layers: self
+                .layers
+                .iter()
+                .map(|l| LayerReads {
+                    q: r(&l.q),
+                    k: r(&l.k),
+                    v: r(&l.v),
+                    scores: r(&l.scores),
+                    probs: r(&l.probs),
+                    context: r(&l.context),
+                    attn_dense: r(&l.attn_dense),
+                    attn_res: r(&l.attn_res),
+                    attn_ln_mean: r(&l.attn_ln_mean),
+                    attn_ln_rstd: r(&l.attn_ln_rstd),
+                    attn_ln_out: r(&l.attn_ln_out),
+                    ffn_pre: r(&l.ffn_pre),
+                    ffn_act: r(&l.ffn_act),
+                    ffn_out: r(&l.ffn_out),
+                    out_res: r(&l.out_res),
+                    out_ln_mean: r(&l.out_ln_mean),
+                    out_ln_rstd: r(&l.out_ln_rstd),
+                })
+                .collect(),
+            mlm: self.mlm.as_ref().map(|m| MlmReads {
+                pre: r(&m.pre),
+                act: r(&m.act),
+                ln_mean: r(&m.ln_mean),
+                ln_rstd: r(&m.ln_rstd),
+                ln_out: r(&m.ln_out),
+                logits: r(&m.logits),
+            }),
+            pool: self.pool.as_ref().map(|p| PoolReads { pooled: r(&p.pooled), nsp_logits: p.nsp_logits.as_ref().map(r) }),
         }
-        r(&self.position);
-        r(&self.sum);
-        r(&self.ln_mean);
-        r(&self.ln_rstd);
-        for x in &self.hidden {
-            r(x);
-        }
-        for l in &self.layers {
-            for x in [
-                &l.q,
-                &l.k,
-                &l.v,
-                &l.scores,
-                &l.probs,
-                &l.context,
-                &l.attn_dense,
-                &l.attn_res,
-                &l.attn_ln_mean,
-                &l.attn_ln_rstd,
-                &l.attn_ln_out,
-                &l.ffn_pre,
-                &l.ffn_act,
-                &l.ffn_out,
-                &l.out_res,
-                &l.out_ln_mean,
-                &l.out_ln_rstd,
-            ] {
-                r(x);
-            }
-        }
-        if let Some(mt) = &self.mlm {
-            for x in [&mt.pre, &mt.act, &mt.ln_mean, &mt.ln_rstd, &mt.ln_out, &mt.logits] {
-                r(x);
-            }
-        }
-        if let Some(p) = &self.pool {
-            r(&p.pooled);
-            if let Some(nl) = &p.nsp_logits {
-                r(nl);
-            }
-        }
-        TraceReads { handles: hs }
     }
 }
 
@@ -72,77 +111,63 @@ impl TraceReads {
         let (b, t) = (tr.b, tr.t);
         let n = b * t;
         let (h, nh, inter, v) = (cfg.hidden_size, cfg.num_attention_heads, cfg.intermediate_size, cfg.vocab_size);
-        let mut it = self.handles.into_iter();
-        let mut next = || rb.get(it.next().expect("as many handles as requested")).to_vec();
-        let a2 = |d: Vec<f32>, r: usize, c: usize| Array2::from_shape_vec((r, c), d).expect("shape");
-        let a1 = |d: Vec<f32>| Array1::from_vec(d);
-        let a4 = |d: Vec<f32>| Array4::from_shape_vec((b, nh, t, t), d).expect("shape");
-        let word = tr.word.as_ref().map(|_| a2(next(), n, h));
-        let token_type = tr.token_type.as_ref().map(|_| a2(next(), n, h));
-        let pos_rows = a2(next(), t, h);
+        let get = |x: ReadHandle| rb.get(x).to_vec();
+        let a2 = |x: ReadHandle, r: usize, c: usize| Array2::from_shape_vec((r, c), get(x)).expect("shape");
+        let a1 = |x: ReadHandle| Array1::from_vec(get(x));
+        let a4 = |x: ReadHandle| Array4::from_shape_vec((b, nh, t, t), get(x)).expect("shape");
+        let pos_rows = a2(self.position, t, h);
         let mut position = Array2::zeros((n, h));
         for bi in 0..b {
             position.slice_mut(ndarray::s![bi * t..(bi + 1) * t, ..]).assign(&pos_rows);
         }
-        let sum = a2(next(), n, h);
-        let ln_mean = a1(next());
-        let ln_rstd = a1(next());
-        let hidden: Vec<Array2<f32>> = (0..tr.hidden.len()).map(|_| a2(next(), n, h)).collect();
         let zeros = || Array2::zeros((n, h));
         let emb = EmbeddingTrace {
-            word: word.unwrap_or_else(zeros),
+            word: self.word.map(|x| a2(x, n, h)).unwrap_or_else(zeros),
             position,
-            token_type: token_type.unwrap_or_else(zeros),
-            sum,
-            ln_mean,
-            ln_rstd,
+            token_type: self.token_type.map(|x| a2(x, n, h)).unwrap_or_else(zeros),
+            sum: a2(self.sum, n, h),
+            ln_mean: a1(self.ln_mean),
+            ln_rstd: a1(self.ln_rstd),
             drop: None,
         };
-        let layers = tr
+        let hidden = self.hidden.iter().map(|&x| a2(x, n, h)).collect();
+        let layers = self
             .layers
             .iter()
-            .map(|_| {
-                let q = a2(next(), n, h);
-                let k = a2(next(), n, h);
-                let vv = a2(next(), n, h);
-                let scores = a4(next());
-                let probs = a4(next());
-                LayerTrace {
-                    q,
-                    k,
-                    v: vv,
-                    attn: AttentionCache { scores, probs, drop: None },
-                    context: a2(next(), n, h),
-                    attn_dense: a2(next(), n, h),
-                    attn_drop: None,
-                    attn_res: a2(next(), n, h),
-                    attn_ln_mean: a1(next()),
-                    attn_ln_rstd: a1(next()),
-                    attn_ln_out: a2(next(), n, h),
-                    ffn_pre: a2(next(), n, inter),
-                    ffn_act: a2(next(), n, inter),
-                    ffn_out: a2(next(), n, h),
-                    ffn_drop: None,
-                    out_res: a2(next(), n, h),
-                    out_ln_mean: a1(next()),
-                    out_ln_rstd: a1(next()),
-                }
+            .map(|l| LayerTrace {
+                q: a2(l.q, n, h),
+                k: a2(l.k, n, h),
+                v: a2(l.v, n, h),
+                attn: AttentionCache { scores: a4(l.scores), probs: a4(l.probs), drop: None },
+                context: a2(l.context, n, h),
+                attn_dense: a2(l.attn_dense, n, h),
+                attn_drop: None,
+                attn_res: a2(l.attn_res, n, h),
+                attn_ln_mean: a1(l.attn_ln_mean),
+                attn_ln_rstd: a1(l.attn_ln_rstd),
+                attn_ln_out: a2(l.attn_ln_out, n, h),
+                ffn_pre: a2(l.ffn_pre, n, inter),
+                ffn_act: a2(l.ffn_act, n, inter),
+                ffn_out: a2(l.ffn_out, n, h),
+                ffn_drop: None,
+                out_res: a2(l.out_res, n, h),
+                out_ln_mean: a1(l.out_ln_mean),
+                out_ln_rstd: a1(l.out_ln_rstd),
             })
             .collect();
-        let mlm = tr.mlm.as_ref().map(|mt| {
+        let mlm = self.mlm.as_ref().zip(tr.mlm.as_ref()).map(|(m, mt)| {
             let mm = mt.rows.len();
             MlmTrace {
                 rows: mt.rows.clone(),
-                pre: a2(next(), mm, h),
-                act: a2(next(), mm, h),
-                ln_mean: a1(next()),
-                ln_rstd: a1(next()),
-                ln_out: a2(next(), mm, h),
-                logits: a2(next(), mm, v),
+                pre: a2(m.pre, mm, h),
+                act: a2(m.act, mm, h),
+                ln_mean: a1(m.ln_mean),
+                ln_rstd: a1(m.ln_rstd),
+                ln_out: a2(m.ln_out, mm, h),
+                logits: a2(m.logits, mm, v),
             }
         });
-        let pool =
-            tr.pool.as_ref().map(|p| PoolTrace { pooled: a2(next(), b, h), nsp_logits: p.nsp_logits.as_ref().map(|_| a2(next(), b, 2)) });
+        let pool = self.pool.as_ref().map(|p| PoolTrace { pooled: a2(p.pooled, b, h), nsp_logits: p.nsp_logits.map(|x| a2(x, b, 2)) });
         let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
         ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: tr.head_mask.clone() }
     }

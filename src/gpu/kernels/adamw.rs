@@ -2,9 +2,25 @@
 //! gradient-norm clipping coefficient computed on the GPU from the squared norm in `clip`.
 
 use crate::error::Result;
-use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
+
+/// `Params` of adamw.wgsl: the step's constants, bias corrections folded in on the CPU.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    _pad: [u32; 3],
+    decay: f32,
+    beta1: f32,
+    beta2: f32,
+    eps: f32,
+    step_size: f32,
+    sqrt_bc2: f32,
+    max_norm: f32,
+    _pad3: f32,
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct AdamWStep {
@@ -34,25 +50,23 @@ pub fn adamw(
     let bc1 = 1.0 - s.beta1.powi(s.step as i32);
     let bc2 = 1.0 - s.beta2.powi(s.step as i32);
     let decay_f = if decay { 1.0 - s.lr * s.weight_decay } else { 1.0 };
-    let words = [
-        n as u32,
-        0,
-        0,
-        0,
-        f(decay_f as f32),
-        f(s.beta1 as f32),
-        f(s.beta2 as f32),
-        f(s.eps as f32),
-        f((s.lr / bc1) as f32),
-        f(bc2.sqrt() as f32),
-        f(s.max_norm as f32),
-        0,
-    ];
+    let uniform = Params {
+        n: n as u32,
+        _pad: [0; 3],
+        decay: decay_f as f32,
+        beta1: s.beta1 as f32,
+        beta2: s.beta2 as f32,
+        eps: s.eps as f32,
+        step_size: (s.lr / bc1) as f32,
+        sqrt_bc2: bc2.sqrt() as f32,
+        max_norm: s.max_norm as f32,
+        _pad3: 0.0,
+    };
     rec.dispatch(
         Family::AdamW,
         "adamw",
         (WG1, 1),
-        &words,
+        &uniform,
         &[Some(grads), Some(clip)],
         &[Some(params), Some(m), Some(v)],
         grid1d(rec, n, WG1),

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
-use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
@@ -47,10 +47,28 @@ pub struct AttnDropout {
     pub seed: u32,
 }
 
-fn softmax_params(d: &AttnDims, weighted: bool, drop: Option<AttnDropout>) -> [u32; 8] {
-    let flags = weighted as u32 | (drop.is_some() as u32) << 1;
-    let (seed, p) = drop.map(|x| (x.seed, x.p)).unwrap_or((0, 0.0));
-    [d.b as u32, d.nh as u32, d.t as u32, flags, seed, f(p), f(d.scale()), 0]
+/// `Params` of attention.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    b: u32,
+    nh: u32,
+    t: u32,
+    flags: u32,
+    seed: u32,
+    drop_p: f32,
+    scale: f32,
+    _pad: u32,
+}
+
+/// `flags`: P' (head mask and/or dropout applied) is written; dropout is on.
+const WEIGHTED: u32 = 1;
+const DROPOUT: u32 = 2;
+
+fn softmax_params(d: &AttnDims, weighted: bool, drop: Option<AttnDropout>) -> Params {
+    let flags = if weighted { WEIGHTED } else { 0 } | if drop.is_some() { DROPOUT } else { 0 };
+    let (seed, drop_p) = drop.map(|x| (x.seed, x.p)).unwrap_or((0, 0.0));
+    Params { b: d.b as u32, nh: d.nh as u32, t: d.t as u32, flags, seed, drop_p, scale: d.scale(), _pad: 0 }
 }
 
 /// Whether P' = P * head mask * dropout differs from P (and so needs its own buffer).

@@ -3,9 +3,19 @@
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
-use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
+
+/// `Params` of cross_entropy.wgsl: `inv` = 1 / labelled rows (the mean's factor).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    inv: f32,
+    _pad: u32,
+}
 
 pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], cols: usize, stats: View<'_>) -> Result<()> {
     let rows = targets.len();
@@ -13,7 +23,7 @@ pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], 
     let inv = if n_lab == 0 { 0.0 } else { 1.0 / n_lab as f32 };
     let tg: Vec<i32> = targets.iter().map(|&t| if t == IGNORE { -1 } else { t as i32 }).collect();
     let tb = rec.ctx().upload("targets", &tg)?;
-    let params = [rows as u32, cols as u32, f(inv), 0];
+    let params = Params { rows: rows as u32, cols: cols as u32, inv, _pad: 0 };
     // one workgroup per row: grid1d with wg = 1 folds rows into (x, y)
     let groups = grid1d(rec, rows, 1);
     rec.dispatch(Family::CrossEntropy, "ce_fwd_bwd", (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(logits), Some(stats)], groups)

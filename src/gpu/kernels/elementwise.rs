@@ -2,9 +2,19 @@
 
 use crate::config::Activation;
 use crate::error::Result;
-use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
+
+/// `Params` of elementwise.wgsl: `op` is an `Act` code.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    op: u32,
+    seed: u32,
+    drop_p: f32,
+}
 
 /// The kernel's activation code; `Tanh` is the pooler's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +38,7 @@ impl From<Activation> for Act {
 fn run(
     rec: &mut Recorder<'_>,
     entry: &'static str,
-    params: [u32; 4],
+    params: Params,
     x: Option<View<'_>>,
     y: Option<View<'_>>,
     out: View<'_>,
@@ -39,22 +49,22 @@ fn run(
 
 /// out = act(x), n elements.
 pub fn act_forward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "act_fwd", [n as u32, act as u32, 0, 0], Some(x), None, out, n)
+    run(rec, "act_fwd", Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
 }
 
 /// out = dy * act'(x) (for tanh, x is the output).
 pub fn act_backward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, dy: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "act_bwd", [n as u32, act as u32, 0, 0], Some(x), Some(dy), out, n)
+    run(rec, "act_bwd", Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), Some(dy), out, n)
 }
 
 /// out += x
 pub fn add_into(rec: &mut Recorder<'_>, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "add_into", [n as u32, 0, 0, 0], Some(x), None, out, n)
+    run(rec, "add_into", Params { n: n as u32, op: 0, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
 }
 
 /// out *= keep(seed, i) / (1 - p): the same call masks the forward and its gradient.
 pub fn dropout(rec: &mut Recorder<'_>, out: View<'_>, n: usize, p: f32, seed: u32) -> Result<()> {
-    run(rec, "dropout", [n as u32, 0, seed, f(p)], None, None, out, n)
+    run(rec, "dropout", Params { n: n as u32, op: 0, seed, drop_p: p }, None, None, out, n)
 }
 
 /// The kernels' dropout decision, for CPU twins in tests: the factor of element `i`.

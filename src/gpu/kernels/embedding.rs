@@ -6,6 +6,16 @@ use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
+/// `Params` of embedding.wgsl: `t` positions (embed_sum), `n_ids` distinct ids (scatter_add).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    t: u32,
+    n_ids: u32,
+}
+
 fn u32s(ids: &[usize]) -> Vec<u32> {
     ids.iter().map(|&i| i as u32).collect()
 }
@@ -27,7 +37,7 @@ pub fn embed_sum(
     let ib = ctx.upload("input_ids", &u32s(ids))?;
     let tb = ctx.upload("token_type_ids", &u32s(tids))?;
     let n = ids.len();
-    let params = [n as u32, h as u32, t as u32, 0];
+    let params = Params { rows: n as u32, cols: h as u32, t: t as u32, n_ids: 0 };
     rec.dispatch(
         Family::Embedding,
         "embed_sum",
@@ -42,7 +52,7 @@ pub fn embed_sum(
 /// out (R, H) = table[rows]
 pub fn gather(rec: &mut Recorder<'_>, table: View<'_>, rows: &[usize], h: usize, out: View<'_>) -> Result<()> {
     let rb = rec.ctx().upload("gather_rows", &u32s(rows))?;
-    let params = [rows.len() as u32, h as u32, 1, 0];
+    let params = Params { rows: rows.len() as u32, cols: h as u32, t: 1, n_ids: 0 };
     rec.dispatch(
         Family::Embedding,
         "gather",
@@ -73,7 +83,7 @@ pub fn scatter_add(rec: &mut Recorder<'_>, src: View<'_>, ids: &[usize], h: usiz
     let ctx = rec.ctx();
     let ub = ctx.upload("scatter_ids", &uniq)?;
     let lb = ctx.upload("scatter_lists", &lists)?;
-    let params = [ids.len() as u32, h as u32, 1, uniq.len() as u32];
+    let params = Params { rows: ids.len() as u32, cols: h as u32, t: 1, n_ids: uniq.len() as u32 };
     rec.dispatch(
         Family::Embedding,
         "scatter_add",

@@ -2,9 +2,23 @@
 //! add before it) and backward (dx, and dgamma/dbeta accumulated).
 
 use crate::error::Result;
-use crate::gpu::kernels::{f, grid1d, WG1};
+use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
+
+/// `Params` of layernorm.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    rows: u32,
+    cols: u32,
+    flags: u32,
+    eps: f32,
+}
+
+/// `flags`: the residual is added before the norm (forward); dx accumulates (backward).
+const RESIDUAL: u32 = 1;
+const ACCUMULATE: u32 = 2;
 
 /// out = LN(x (+ residual)) over rows of `cols`; `sum` receives x + residual when fused.
 #[allow(clippy::too_many_arguments)]
@@ -21,8 +35,8 @@ pub fn layernorm_forward(
     cols: usize,
     eps: f64,
 ) -> Result<()> {
-    let flags = residual.is_some() as u32;
-    let params = [rows as u32, cols as u32, flags, f(eps as f32)];
+    let flags = if residual.is_some() { RESIDUAL } else { 0 };
+    let params = Params { rows: rows as u32, cols: cols as u32, flags, eps: eps as f32 };
     let (x2, sum) = match residual {
         Some((r, s)) => (Some(r), Some(s)),
         None => (None, None),
@@ -54,7 +68,7 @@ pub fn layernorm_backward(
     rows: usize,
     cols: usize,
 ) -> Result<()> {
-    let params = [rows as u32, cols as u32, (acc as u32) << 1, 0];
+    let params = Params { rows: rows as u32, cols: cols as u32, flags: if acc { ACCUMULATE } else { 0 }, eps: 0.0 };
     let ro = [Some(dout), Some(x), Some(gamma), Some(mean), Some(rstd)];
     rec.dispatch(Family::LayerNorm, "ln_bwd_dx", (WG1, 1), &params, &ro, &[Some(dx)], grid1d(rec, rows, WG1))?;
     rec.dispatch(Family::LayerNorm, "ln_bwd_params", (WG1, 1), &params, &ro, &[Some(dgamma), Some(dbeta)], grid1d(rec, cols, WG1))

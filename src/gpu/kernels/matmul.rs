@@ -1,7 +1,6 @@
 //! Launcher of `shaders/matmul.wgsl`: C = alpha A B (+ bias) (+ C), strided and batched.
 
 use crate::error::Result;
-use crate::gpu::kernels::f;
 use crate::gpu::kernels::matmul_subgroup::{tile, ENTRIES};
 use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
@@ -68,6 +67,37 @@ pub enum Kernel {
     Naive,
 }
 
+/// `Params` of matmul.wgsl (and the subgroup kernel, which shares its header): shapes, and each
+/// operand's offset, row and column strides and two batch strides, in elements.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    inner: u32,
+    a_off: u32,
+    a_rs: u32,
+    a_cs: u32,
+    a_b1: u32,
+    a_b2: u32,
+    b_off: u32,
+    b_rs: u32,
+    b_cs: u32,
+    b_b1: u32,
+    b_b2: u32,
+    c_off: u32,
+    c_rs: u32,
+    c_b1: u32,
+    c_b2: u32,
+    flags: u32,
+    alpha: f32,
+}
+
+/// `flags`: a bias is added; C accumulates (C += A B).
+const HAS_BIAS: u32 = 1;
+const ACCUMULATE: u32 = 2;
+
 pub fn matmul(
     rec: &mut Recorder<'_>,
     a: Operand<'_>,
@@ -78,12 +108,30 @@ pub fn matmul(
     kernel: Kernel,
 ) -> Result<()> {
     assert_eq!(c.cs, 1, "C must have contiguous rows");
-    let flags = bias.is_some() as u32 | (s.accumulate as u32) << 1;
-    let params =
-        [s.m, s.n, s.k, s.batch.1, a.off, a.rs, a.cs, a.b1, a.b2, b.off, b.rs, b.cs, b.b1, b.b2, c.off, c.rs, c.b1, c.b2].map(|v| v as u32);
-    let mut words = params.to_vec();
-    words.push(flags);
-    words.push(f(s.alpha));
+    let flags = if bias.is_some() { HAS_BIAS } else { 0 } | if s.accumulate { ACCUMULATE } else { 0 };
+    let u = |v: usize| v as u32;
+    let params = Params {
+        m: u(s.m),
+        n: u(s.n),
+        k: u(s.k),
+        inner: u(s.batch.1),
+        a_off: u(a.off),
+        a_rs: u(a.rs),
+        a_cs: u(a.cs),
+        a_b1: u(a.b1),
+        a_b2: u(a.b2),
+        b_off: u(b.off),
+        b_rs: u(b.rs),
+        b_cs: u(b.cs),
+        b_b1: u(b.b1),
+        b_b2: u(b.b2),
+        c_off: u(c.off),
+        c_rs: u(c.rs),
+        c_b1: u(c.b1),
+        c_b2: u(c.b2),
+        flags,
+        alpha: s.alpha,
+    };
     if kernel == Kernel::Subgroup && !rec.ctx.subgroup8 {
         return Err(crate::error::BertError::Gpu("the subgroup matmul needs a CPU adapter with 8-lane subgroups".into()));
     }
@@ -105,7 +153,7 @@ pub fn matmul(
     let gx = s.n.div_ceil(per.1) as u32;
     let gy = s.m.div_ceil(per.0) as u32;
     let z = (s.batch.0 * s.batch.1) as u32;
-    rec.dispatch(family, entry, wg, &words, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
+    rec.dispatch(family, entry, wg, &params, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
 }
 
 /// y (N, OUT) = x (N, IN) W^T (+ b), W (OUT, IN) row-major as HF stores it.

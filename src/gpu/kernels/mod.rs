@@ -1,4 +1,5 @@
-//! One launcher per `shaders/<family>.wgsl`: shapes in, a uniform of words and a dispatch out.
+//! One launcher per `shaders/<family>.wgsl`: shapes in, the shader's `Params` uniform (a `#[repr(C)]`
+//! Pod struct, field for field, flag bits as named constants) and a dispatch out.
 //! Launchers only record into a [`Recorder`]; nothing runs until it is finished.
 
 pub mod adamw;
@@ -24,8 +25,4 @@ pub fn grid1d(rec: &Recorder<'_>, n: usize, wg: u32) -> (u32, u32, u32) {
     let x = groups.min(max);
     let y = groups.div_ceil(x);
     (x as u32, y as u32, 1)
-}
-
-pub(crate) fn f(x: f32) -> u32 {
-    x.to_bits()
 }
