@@ -4,6 +4,7 @@
 
 pub mod context;
 pub mod kernels;
+pub mod layout;
 pub mod pipeline;
 pub mod recorder;
 pub mod slots;

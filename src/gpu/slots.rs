@@ -3,7 +3,7 @@
 //! tensors by field and a missing tensor is an error at upload, naming it, never a panic mid-record.
 //! A slot views any buffer of the layout: the weights, their gradients, AdamW's moments.
 
-use super::model::ParamLayout;
+use super::layout::ParamLayout;
 use super::recorder::View;
 use crate::config::PositionEncoding;
 use crate::error::{BertError, Result};
