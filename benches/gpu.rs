@@ -98,7 +98,7 @@ fn main() {
     let ids: Vec<usize> = (0..n).map(|_| 1000 + rng.below(20000)).collect();
     let batch = Batch { b: bsz, t, input_ids: ids.clone(), token_type_ids: vec![0; n], attention_mask: vec![1; n] };
     let labels: Vec<i64> = ids.iter().map(|&id| if rng.uniform() < 0.15 { id as i64 } else { -100 }).collect();
-    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None };
+    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
     let adam = AdamWConfig::default();
     // (seconds per step, dispatches per step, readbacks per step) on one context
     let gpu_step = |ctx: &GpuContext| {

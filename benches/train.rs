@@ -37,7 +37,7 @@ fn main() {
     let ids: Vec<usize> = (0..b * t).map(|_| 1000 + rng.below(20000)).collect();
     let labels: Vec<i64> = ids.iter().map(|&i| if rng.uniform() < 0.15 { i as i64 } else { -100 }).collect();
     let batch = Batch { b, t, input_ids: ids, token_type_ids: vec![0; b * t], attention_mask: vec![1; b * t] };
-    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None };
+    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
     for _ in 0..3 {
         bertscope::backend::block_on(tr.step_on(&batch, &targets)).unwrap();
     }

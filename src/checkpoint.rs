@@ -1,9 +1,10 @@
-//! Hugging Face checkpoints: `model.safetensors` of `BertModel`, `BertForMaskedLM` or
-//! `BertForPreTraining`, LayerNorm as `weight/bias` or `gamma/beta`, tied or untied decoder.
+//! Hugging Face checkpoints: `model.safetensors` of `BertModel`, `BertForMaskedLM`,
+//! `BertForPreTraining`, `BertForSequenceClassification`, `BertForTokenClassification` or
+//! `BertForQuestionAnswering`, LayerNorm as `weight/bias` or `gamma/beta`, tied or untied decoder.
 //! Loading maps every file name to its canonical name and remembers the mapping, so gradients can
 //! be written back under the names the user's file uses.
 
-use crate::config::{BertConfig, Heads};
+use crate::config::{BertConfig, Heads, TaskHead, TaskKind};
 use crate::error::{BertError, Result};
 use crate::model::BertParams;
 use crate::tensorfile::{self, Tensor};
@@ -26,7 +27,7 @@ pub fn canonical_name(name: &str) -> Option<String> {
     let rest = name.strip_prefix("bert.").unwrap_or(name);
     let mut out = if rest.starts_with("embeddings.") || rest.starts_with("encoder.") || rest.starts_with("pooler.") {
         format!("bert.{rest}")
-    } else if rest.starts_with("cls.") {
+    } else if rest.starts_with("cls.") || rest.starts_with("classifier.") || rest.starts_with("qa_outputs.") {
         rest.to_string()
     } else {
         return None;
@@ -47,12 +48,32 @@ pub fn canonical_name(name: &str) -> Option<String> {
     Some(out)
 }
 
-/// Which heads the file holds.
-fn detect_heads(present: &HashMap<String, String>) -> Result<Heads> {
+/// Which heads the file holds. A `classifier` is a sequence classifier or a token tagger as
+/// `config.json`'s `architectures` says (without it: a sequence classifier when there is a pooler);
+/// its outputs are the config's `num_labels`, so a file that disagrees fails on that tensor's shape.
+fn detect_heads(cfg: &BertConfig, present: &HashMap<String, String>) -> Result<Heads> {
+    let pooler = present.contains_key("bert.pooler.dense.weight");
+    let task = if present.contains_key("qa_outputs.weight") {
+        Some(TaskHead { kind: TaskKind::QuestionAnswering, outputs: 2 })
+    } else if present.contains_key("classifier.weight") {
+        let kind = match cfg.task() {
+            Some(TaskKind::TokenClassification) => TaskKind::TokenClassification,
+            Some(TaskKind::SequenceClassification) => TaskKind::SequenceClassification,
+            _ if pooler => TaskKind::SequenceClassification,
+            _ => TaskKind::TokenClassification,
+        };
+        Some(TaskHead { kind, outputs: cfg.num_labels() })
+    } else {
+        None
+    };
+    if task.is_some_and(|t| t.kind == TaskKind::SequenceClassification) && !pooler {
+        return Err(BertError::Checkpoint("the file has a sequence classifier but no pooler (bert.pooler.dense)".into()));
+    }
     let heads = Heads {
-        pooler: present.contains_key("bert.pooler.dense.weight"),
+        pooler,
         mlm: present.contains_key("cls.predictions.transform.dense.weight"),
         nsp: present.contains_key("cls.seq_relationship.weight"),
+        task,
     };
     if heads.nsp && !heads.pooler {
         return Err(BertError::Checkpoint("the file has an NSP head (cls.seq_relationship) but no pooler".into()));
@@ -82,7 +103,7 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
             st.names().first().map(|n| format!(", such as `{n}`")).unwrap_or_default()
         )));
     }
-    let heads = detect_heads(&present)?;
+    let heads = detect_heads(cfg, &present)?;
     let mut params = BertParams::<f32>::zeros(cfg, heads);
     let mut names = NameMap::default();
     for (canonical, mut dest) in params.tensors_mut() {
@@ -110,7 +131,7 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
 
 /// The name a saved file uses: `BertModel` files have no `bert.` prefix.
 fn saved_name(canonical: &str, heads: Heads) -> String {
-    if heads.mlm || heads.nsp {
+    if heads.mlm || heads.nsp || heads.task.is_some() {
         canonical.to_string()
     } else {
         canonical.strip_prefix("bert.").unwrap_or(canonical).to_string()

@@ -109,6 +109,57 @@ impl BertConfig {
         self.hidden_size / self.num_attention_heads
     }
 
+    /// The fine-tuning head `architectures` names, if any.
+    pub fn task(&self) -> Option<TaskKind> {
+        let archs = self.extra.get("architectures")?.as_array()?;
+        archs.iter().filter_map(|a| a.as_str()).find_map(|a| TaskKind::ALL.into_iter().find(|k| k.architecture() == a))
+    }
+
+    /// `id2label` as a list by id (empty when the file has none).
+    fn id2label(&self) -> Vec<(usize, String)> {
+        let Some(m) = self.extra.get("id2label").and_then(|v| v.as_object()) else { return vec![] };
+        let mut v: Vec<(usize, String)> = m
+            .iter()
+            .filter_map(|(k, v)| Some((k.parse().ok()?, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// HF's `num_labels`: the size of `id2label` (2 when the file has none).
+    pub fn num_labels(&self) -> usize {
+        match self.id2label().len() {
+            0 => self.extra.get("num_labels").and_then(|v| v.as_u64()).map_or(2, |n| n as usize),
+            n => n,
+        }
+    }
+
+    /// The name of label `id` (`id2label`, or HF's default `LABEL_{id}`).
+    pub fn label_name(&self, id: usize) -> String {
+        self.id2label().into_iter().find(|(i, _)| *i == id).map(|(_, n)| n).unwrap_or_else(|| format!("LABEL_{id}"))
+    }
+
+    /// The id of a label name (`label2id`, else `id2label`, else `LABEL_{id}`).
+    pub fn label_id(&self, name: &str) -> Option<usize> {
+        if let Some(id) = self.extra.get("label2id").and_then(|m| m.get(name)).and_then(|v| v.as_u64()) {
+            return Some(id as usize);
+        }
+        (0..self.num_labels()).find(|&i| self.label_name(i) == name)
+    }
+
+    /// A sequence classifier with one output, or `problem_type` "regression": the loss is MSE.
+    pub fn is_regression(&self) -> bool {
+        self.extra.get("problem_type").and_then(|v| v.as_str()) == Some("regression")
+            || (self.num_labels() == 1 && self.task() == Some(TaskKind::SequenceClassification))
+    }
+
+    /// The task head this config asks for (its outputs: the labels; 2 for question answering).
+    pub fn task_head(&self) -> Option<TaskHead> {
+        let kind = self.task()?;
+        let outputs = if kind == TaskKind::QuestionAnswering { 2 } else { self.num_labels() };
+        Some(TaskHead { kind, outputs })
+    }
+
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(BertError::Config(m));
         for (name, v) in [
@@ -203,12 +254,60 @@ pub struct Heads {
     pub pooler: bool,
     pub mlm: bool,
     pub nsp: bool,
+    /// A fine-tuning head (`classifier` or `qa_outputs`).
+    pub task: Option<TaskHead>,
 }
 
 impl Heads {
-    pub const BASE_MODEL: Heads = Heads { pooler: true, mlm: false, nsp: false };
-    pub const MASKED_LM: Heads = Heads { pooler: false, mlm: true, nsp: false };
-    pub const PRETRAINING: Heads = Heads { pooler: true, mlm: true, nsp: true };
+    pub const BASE_MODEL: Heads = Heads { pooler: true, mlm: false, nsp: false, task: None };
+    pub const MASKED_LM: Heads = Heads { pooler: false, mlm: true, nsp: false, task: None };
+    pub const PRETRAINING: Heads = Heads { pooler: true, mlm: true, nsp: true, task: None };
+
+    /// A fine-tuned model as HF builds it: a sequence classifier on the pooled [CLS] (so with the
+    /// pooler); a token tagger or a span finder on every token (`add_pooling_layer=False`).
+    pub fn for_task(kind: TaskKind, outputs: usize) -> Heads {
+        let pooler = kind == TaskKind::SequenceClassification;
+        Heads { pooler, mlm: false, nsp: false, task: Some(TaskHead { kind, outputs }) }
+    }
+}
+
+/// The fine-tuning heads of `modeling_bert.py`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskKind {
+    /// `BertForSequenceClassification`: pooler -> dropout -> `classifier` (num_labels, H).
+    SequenceClassification,
+    /// `BertForTokenClassification`: dropout -> `classifier` on every token.
+    TokenClassification,
+    /// `BertForQuestionAnswering`: `qa_outputs` (2, H) on every token: start and end logits.
+    QuestionAnswering,
+}
+
+impl TaskKind {
+    pub const ALL: [TaskKind; 3] = [TaskKind::SequenceClassification, TaskKind::TokenClassification, TaskKind::QuestionAnswering];
+
+    /// The class name in `config.json`'s `architectures`.
+    pub fn architecture(self) -> &'static str {
+        match self {
+            TaskKind::SequenceClassification => "BertForSequenceClassification",
+            TaskKind::TokenClassification => "BertForTokenClassification",
+            TaskKind::QuestionAnswering => "BertForQuestionAnswering",
+        }
+    }
+
+    /// The head's tensors: `{prefix}.weight`, `{prefix}.bias`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            TaskKind::QuestionAnswering => "qa_outputs",
+            _ => "classifier",
+        }
+    }
+}
+
+/// A task head and its number of outputs (labels; 2 for question answering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TaskHead {
+    pub kind: TaskKind,
+    pub outputs: usize,
 }
 
 /// Parameter counts by group.
@@ -220,6 +319,8 @@ pub struct ParamCount {
     pub pooler: usize,
     pub mlm_head: usize,
     pub nsp_head: usize,
+    /// The fine-tuning head (`classifier` / `qa_outputs`).
+    pub task_head: usize,
     pub total: usize,
 }
 
@@ -238,8 +339,9 @@ pub fn count_params(cfg: &BertConfig, heads: Heads) -> ParamCount {
     let decoder = if cfg.tie_word_embeddings { 0 } else { v * h };
     let mlm_head = if heads.mlm { linear(h, h) + ln + decoder + v } else { 0 };
     let nsp_head = if heads.nsp { linear(h, 2) } else { 0 };
-    let total = embeddings + encoder + pooler + mlm_head + nsp_head;
-    ParamCount { embeddings, per_layer, encoder, pooler, mlm_head, nsp_head, total }
+    let task_head = heads.task.map_or(0, |t| linear(h, t.outputs));
+    let total = embeddings + encoder + pooler + mlm_head + nsp_head + task_head;
+    ParamCount { embeddings, per_layer, encoder, pooler, mlm_head, nsp_head, task_head, total }
 }
 
 #[cfg(test)]

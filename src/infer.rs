@@ -182,7 +182,7 @@ impl BatchJson {
         };
         let labels = flatten("labels", &self.labels, b, t)?;
         let batch = Batch { b, t, input_ids, token_type_ids, attention_mask };
-        Ok((batch, Targets { mlm_labels: Some(labels), nsp_labels: self.next_sentence_label.clone() }))
+        Ok((batch, Targets { mlm_labels: Some(labels), nsp_labels: self.next_sentence_label.clone(), task: None }))
     }
 }
 

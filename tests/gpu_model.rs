@@ -84,7 +84,7 @@ fn random_batch(cfg: &BertConfig, b: usize, t: usize, seed: u64) -> (Batch, Targ
     let labels: Vec<i64> =
         (0..n).map(|i| if attention_mask[i] == 1 && (i % 5 == 2 || t == 1) { input_ids[(i * 7) % n] as i64 } else { -100 }).collect();
     let nsp: Vec<i64> = (0..b).map(|i| (i % 2) as i64).collect();
-    (Batch { b, t, input_ids, token_type_ids, attention_mask }, Targets { mlm_labels: Some(labels), nsp_labels: Some(nsp) })
+    (Batch { b, t, input_ids, token_type_ids, attention_mask }, Targets { mlm_labels: Some(labels), nsp_labels: Some(nsp), task: None })
 }
 
 fn odd_cfg(act: &str, pos: PositionEncoding, tie: bool) -> BertConfig {
@@ -336,7 +336,7 @@ fn the_backend_runs_forward_gradients_and_training_the_same_on_cpu_and_gpu() {
     assert!((cl.loss - gl.loss).abs() < 1e-4, "loss {} vs {}", cl.loss, gl.loss);
     compare_grads("backend gradients", &gg, &cg);
     // a label outside the vocabulary is an input error on both paths, before any work
-    let bad = Targets { mlm_labels: Some(vec![bert.cfg.vocab_size as i64; batch.b * batch.t]), nsp_labels: None };
+    let bad = Targets { mlm_labels: Some(vec![bert.cfg.vocab_size as i64; batch.b * batch.t]), nsp_labels: None, task: None };
     for b in [&mut cpu, &mut gpu] {
         let e = block_on(b.loss_and_grads(&bert, (0, 0), &batch, &bad)).unwrap_err().to_string();
         assert!(e.contains("vocabulary"), "{e}");

@@ -1,9 +1,10 @@
 //! Whole-model gradient check in f64: every parameter's analytic gradient against central
 //! differences of the loss, for each architecture variant the engine supports.
 
-use bertscope::config::{BertConfig, Heads, PositionEncoding};
+use bertscope::config::{BertConfig, Heads, PositionEncoding, TaskKind};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::Batch;
+use bertscope::model::task::TaskLabels;
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
 
@@ -33,15 +34,20 @@ fn batch() -> (Batch, Targets) {
     let attention_mask = vec![1, 1, 1, 1, 1, 1, 1, 1, 0, 0];
     let labels = vec![-100, 3, -100, 11, -100, -100, 6, -100, -100, -100];
     let b = Batch { b: 2, t: 5, input_ids, token_type_ids, attention_mask };
-    (b, Targets { mlm_labels: Some(labels), nsp_labels: Some(vec![0, 1]) })
+    (b, Targets { mlm_labels: Some(labels), nsp_labels: Some(vec![0, 1]), task: None })
 }
 
 fn check(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: Option<u64>) {
-    let p = params(cfg, heads, 7);
-    let (b, mut targets) = batch();
+    let (_, mut targets) = batch();
     if !heads.nsp {
         targets.nsp_labels = None;
     }
+    check_with(name, cfg, heads, head_mask, dropout, targets);
+}
+
+fn check_with(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropout: Option<u64>, targets: Targets) {
+    let p = params(cfg, heads, 7);
+    let (b, _) = batch();
     let hm = head_mask.then(|| ndarray::arr2(&[[1.0, 0.0], [0.5, 1.0]]));
     let loss_of = |p: &BertParams<f64>| -> (f64, BertParams<f64>) {
         let opts_rows = targets.labelled_rows();
@@ -121,4 +127,38 @@ fn seeded_dropout() {
     c.hidden_dropout_prob = 0.2;
     c.attention_probs_dropout_prob = 0.2;
     check("dropout", &c, Heads::PRETRAINING, false, Some(42));
+}
+
+fn task(labels: TaskLabels) -> Targets {
+    Targets { mlm_labels: None, nsp_labels: None, task: Some(labels) }
+}
+
+#[test]
+fn sequence_classification_through_the_pooler() {
+    let heads = Heads::for_task(TaskKind::SequenceClassification, 3);
+    check_with("seq cls", &small_cfg("gelu"), heads, false, None, task(TaskLabels::Classes(vec![2, 0])));
+    let mut c = small_cfg("gelu");
+    c.hidden_dropout_prob = 0.2;
+    check_with("seq cls, dropout", &c, heads, false, Some(5), task(TaskLabels::Classes(vec![1, -100])));
+}
+
+#[test]
+fn regression_with_one_output_is_mse() {
+    let heads = Heads::for_task(TaskKind::SequenceClassification, 1);
+    check_with("regression", &small_cfg("gelu"), heads, false, None, task(TaskLabels::Scores(vec![0.7, -1.2])));
+}
+
+#[test]
+fn token_classification_ignores_minus_100() {
+    let heads = Heads::for_task(TaskKind::TokenClassification, 4);
+    let tags = vec![-100, 3, 0, 1, -100, -100, 2, 2, -100, -100];
+    check_with("token cls", &small_cfg("relu"), heads, false, None, task(TaskLabels::Tags(tags)));
+}
+
+#[test]
+fn question_answering_start_and_end() {
+    let heads = Heads::for_task(TaskKind::QuestionAnswering, 2);
+    // the second start is past the sequence (clamped to T and ignored), the second end negative (clamped to 0)
+    let spans = TaskLabels::Spans { start: vec![1, 9], end: vec![3, -4] };
+    check_with("qa", &small_cfg("gelu"), heads, false, None, task(spans));
 }

@@ -95,6 +95,7 @@ fn run_case(name: &str) -> usize {
         let targets = Targets {
             mlm_labels: Some(labels.iter().copied().collect()),
             nsp_labels: c.i64s.get("next_sentence_label").map(|l| l.iter().copied().collect()),
+            task: None,
         };
         let (loss, grads, _) = loss_and_grads(&bert.params, cfg, &batch, &targets, None).unwrap();
         let want = c.f32s["loss"][[0]];

@@ -48,7 +48,7 @@ fn run(case: &str) {
             token_type_ids: row(&types).into_iter().map(|v| v as usize).collect(),
             attention_mask: row(&mask).into_iter().map(|v| v as u8).collect(),
         };
-        let targets = Targets { mlm_labels: Some(row(&labels)), nsp_labels: nsp.as_ref().map(row) };
+        let targets = Targets { mlm_labels: Some(row(&labels)), nsp_labels: nsp.as_ref().map(row), task: None };
         let log = bertscope::backend::block_on(t.step_on(&batch, &targets)).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs().max(1e-6);
         assert!(close(log.loss as f64, losses[k] as f64), "{case} step {k}: loss {} vs {}", log.loss, losses[k]);

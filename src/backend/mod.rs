@@ -121,7 +121,7 @@ impl Backend {
         batch: &Batch,
         targets: &Targets,
     ) -> Result<(LossOutput<f32>, Grads<f32>)> {
-        if bert.params.mlm.is_none() {
+        if targets.task.is_none() && bert.params.mlm.is_none() {
             return Err(BertError::Input("this model has no MLM head, so it has no MLM loss".into()));
         }
         #[cfg(feature = "gpu")]
@@ -140,7 +140,7 @@ impl Backend {
             let mut out = bert.params.zeros_like();
             m.layout.unflatten(rb.get(h), &mut out);
             let l = reads.loss(&rb);
-            return Ok((LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss }, out));
+            return Ok((LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: None }, out));
         }
         let _ = key;
         let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, batch, targets, None)?;

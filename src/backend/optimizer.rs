@@ -119,7 +119,7 @@ impl Optimizer {
                 let st = opt.train_step(ctx, batch, targets, lr, &self.adam, max_norm, dropout_seed).await?;
                 *synced = false;
                 let l = st.loss;
-                let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss };
+                let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: None };
                 Ok(StepStats { loss, mlm_hits: l.mlm_hits, mlm_labelled: l.mlm_labelled, grad_norm: st.grad_norm })
             }
         }

@@ -77,6 +77,12 @@ pub struct Slots {
 impl Slots {
     /// Every tensor `params` has, found in `layout` (built from the same parameters).
     pub fn resolve(layout: &ParamLayout, params: &BertParams<f32>, positions: PositionEncoding) -> Result<Self> {
+        if let Some(t) = &params.task {
+            return Err(BertError::Gpu(format!(
+                "the {} head runs on the CPU path only: its GPU kernels are not written yet",
+                t.kind.architecture()
+            )));
+        }
         let get = |name: &str| -> Result<Slot> {
             let e = layout.get(name).ok_or_else(|| BertError::Gpu(format!("the weights on the GPU have no tensor `{name}`")))?;
             Ok(Slot { off: e.off, len: e.len })

@@ -169,6 +169,6 @@ impl TraceReads {
         });
         let pool = self.pool.as_ref().map(|p| PoolTrace { pooled: a2(p.pooled, b, h), nsp_logits: p.nsp_logits.map(|x| a2(x, b, 2)) });
         let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
-        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: tr.head_mask.clone() }
+        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task: None, head_mask: tr.head_mask.clone() }
     }
 }

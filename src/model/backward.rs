@@ -2,6 +2,7 @@
 //! cross-entropy when labels are given, as HF `BertForPreTraining` / `BertForMaskedLM`. Each block
 //! restates the forward line it inverts.
 
+use super::task::{task_backward, task_loss as task_loss_of, TaskLabels};
 use crate::config::{BertConfig, PositionEncoding};
 use crate::cpu::activation::{activation_backward, tanh_backward};
 use crate::cpu::attention::{attention_backward, AttnShape};
@@ -24,6 +25,8 @@ pub struct Targets {
     pub mlm_labels: Option<Vec<i64>>,
     /// (B) 0 = IsNext, 1 = NotNext.
     pub nsp_labels: Option<Vec<i64>>,
+    /// The fine-tuning head's labels.
+    pub task: Option<TaskLabels>,
 }
 
 impl Targets {
@@ -58,6 +61,7 @@ pub struct LossOutput<T> {
     pub loss: T,
     pub mlm_loss: Option<T>,
     pub nsp_loss: Option<T>,
+    pub task_loss: Option<T>,
 }
 
 /// Forward with MLM logits only at labelled rows, then backward. Dropout when `dropout_seed` is set.
@@ -92,6 +96,23 @@ pub fn backward<T: Real>(
     let mut dx = Array2::<T>::zeros((n, h)); // d last hidden
     let mut mlm_loss = None;
     let mut nsp_loss = None;
+    let mut task_loss = None;
+
+    // The fine-tuning head (model::task).
+    if let Some(labels) = &targets.task {
+        let head = p.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
+        labels.validate(head.kind, head.linear.bias.len(), b, t)?;
+        let tt = tr.task.as_ref().ok_or_else(|| BertError::Input("task labels given but the forward ran no task head".into()))?;
+        let (loss, dlogits) = task_loss_of(tt, labels, b, t);
+        task_loss = Some(loss);
+        let last = tr.hidden[tr.layers.len()].view();
+        let pooler = match (&p.pooler, g.pooler.as_mut(), tr.pool.as_ref()) {
+            (Some(pl), Some(gp), Some(pt)) => Some((pl, gp, pt)),
+            _ => None,
+        };
+        let gt = g.task.as_mut().expect("grads mirror params");
+        task_backward(head, gt, tt, dlogits.view(), pooler, last, t, dx.view_mut())?;
+    }
 
     // MLM: logits = LN(act(x W_t^T + b_t)) E^T + bias at the rows in the trace.
     if let (Some(labels), Some(head)) = (&targets.mlm_labels, &p.mlm) {
@@ -239,6 +260,6 @@ pub fn backward<T: Real>(
         }
     }
 
-    let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero());
-    Ok(LossOutput { loss, mlm_loss, nsp_loss })
+    let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
+    Ok(LossOutput { loss, mlm_loss, nsp_loss, task_loss })
 }

@@ -1,6 +1,7 @@
 //! The forward pass of HF `BertForPreTraining` (`modeling_bert.py`), keeping every intermediate the
 //! explainer shows and the backward needs. N = B*T rows; M = rows that get MLM logits.
 
+use super::task::{task_forward, TaskTrace};
 use crate::config::{BertConfig, PositionEncoding};
 use crate::cpu::activation::{activation_forward, tanh_forward};
 use crate::cpu::attention::{attention_forward, AttentionCache, AttnShape};
@@ -142,6 +143,8 @@ pub struct ForwardTrace<T> {
     pub layers: Vec<LayerTrace<T>>,
     pub mlm: Option<MlmTrace<T>>,
     pub pool: Option<PoolTrace<T>>,
+    /// The fine-tuning head's logits (`model::task`).
+    pub task: Option<TaskTrace<T>>,
     pub head_mask: Option<Array2<T>>,
 }
 
@@ -267,7 +270,12 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
         PoolTrace { pooled, nsp_logits }
     });
 
-    Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, head_mask: opts.head_mask.clone() })
+    let task = match &p.task {
+        Some(head) => Some(task_forward(head, cfg, last, pool.as_ref(), &mut rng)?),
+        None => None,
+    };
+
+    Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: opts.head_mask.clone() })
 }
 
 fn mlm_forward<T: Real>(

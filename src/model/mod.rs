@@ -5,6 +5,7 @@ pub mod adamw;
 pub mod backward;
 pub mod forward;
 pub mod params;
+pub mod task;
 
 pub use backward::{backward, Grads, LossOutput, Targets};
 pub use forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};

@@ -3,7 +3,7 @@
 //! its canonical HF name (`bert.encoder.layer.0.attention.self.query.weight`, LayerNorm as
 //! `weight`/`bias`). Gradients and optimiser moments use the same structs.
 
-use crate::config::{BertConfig, Heads, PositionEncoding};
+use crate::config::{BertConfig, Heads, PositionEncoding, TaskHead, TaskKind};
 use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array1, Array2, ArrayViewD, ArrayViewMutD};
@@ -48,6 +48,14 @@ pub struct MlmHead<T> {
     pub bias: Array1<T>,            // (V)
 }
 
+/// A fine-tuning head (`BertForSequenceClassification`, `...TokenClassification`,
+/// `...QuestionAnswering`): one linear layer, `classifier` or `qa_outputs` by kind.
+#[derive(Clone, Debug)]
+pub struct TaskParams<T> {
+    pub kind: TaskKind,
+    pub linear: Linear<T>, // (OUT, H): OUT labels, or 2 (start, end) for question answering
+}
+
 #[derive(Clone, Debug)]
 pub struct BertParams<T> {
     pub emb: Embeddings<T>,
@@ -55,6 +63,7 @@ pub struct BertParams<T> {
     pub pooler: Option<Linear<T>>, // (H, H)
     pub mlm: Option<MlmHead<T>>,
     pub nsp: Option<Linear<T>>, // (2, H)
+    pub task: Option<TaskParams<T>>,
 }
 
 /// Calls `$f(name, view)` for every tensor in a fixed order; `$view` is `view` or `view_mut`, and
@@ -108,6 +117,9 @@ macro_rules! each_tensor {
         if let Some(n) = & $($m)? p.nsp {
             lin!("cls.seq_relationship", n);
         }
+        if let Some(t) = & $($m)? p.task {
+            lin!(t.kind.prefix(), & $($m)? t.linear);
+        }
     }};
 }
 
@@ -126,7 +138,12 @@ impl<T: Real> BertParams<T> {
     }
 
     pub fn heads(&self) -> Heads {
-        Heads { pooler: self.pooler.is_some(), mlm: self.mlm.is_some(), nsp: self.nsp.is_some() }
+        Heads {
+            pooler: self.pooler.is_some(),
+            mlm: self.mlm.is_some(),
+            nsp: self.nsp.is_some(),
+            task: self.task.as_ref().map(|t| TaskHead { kind: t.kind, outputs: t.linear.bias.len() }),
+        }
     }
 
     pub fn num_params(&self) -> usize {
@@ -178,6 +195,7 @@ impl<T: Real> BertParams<T> {
                 bias: h.bias.mapv(f),
             }),
             nsp: self.nsp.as_ref().map(lin),
+            task: self.task.as_ref().map(|t| TaskParams { kind: t.kind, linear: lin(&t.linear) }),
         }
     }
 
@@ -231,7 +249,8 @@ impl<T: Real> BertParams<T> {
             bias: Array1::zeros(v),
         });
         let nsp = heads.nsp.then(|| lin(2, h));
-        BertParams { emb, layers, pooler, mlm, nsp }
+        let task = heads.task.map(|t| TaskParams { kind: t.kind, linear: lin(t.outputs, h) });
+        BertParams { emb, layers, pooler, mlm, nsp, task }
     }
 
     /// The decoder matrix (V, H): its own, or the word embeddings when tied.
@@ -248,7 +267,8 @@ mod tests {
 
     #[test]
     fn tensor_list_matches_the_counter_and_names_are_unique() {
-        for heads in [Heads::BASE_MODEL, Heads::MASKED_LM, Heads::PRETRAINING] {
+        let tasks = TaskKind::ALL.map(|k| Heads::for_task(k, 3));
+        for heads in [Heads::BASE_MODEL, Heads::MASKED_LM, Heads::PRETRAINING].into_iter().chain(tasks) {
             let mut cfg = BertConfig::new(50, 12, 2, 3, 20, 16);
             for tie in [true, false] {
                 cfg.tie_word_embeddings = tie;

@@ -100,7 +100,7 @@ pub fn collate(items: &[MaskedExample], pad_id: u32) -> (Batch, Targets) {
         });
     }
     let nsp_labels = items.iter().any(|m| m.example.is_next.is_some()).then_some(nsp);
-    (batch, Targets { mlm_labels: Some(labels), nsp_labels })
+    (batch, Targets { mlm_labels: Some(labels), nsp_labels, task: None })
 }
 
 pub struct Trainer {
