@@ -187,7 +187,9 @@ mod tests {
         assert_eq!(canonical_name("encoder.layer.1.output.LayerNorm.beta").unwrap(), "bert.encoder.layer.1.output.LayerNorm.bias");
         assert_eq!(canonical_name("cls.predictions.decoder.bias").unwrap(), "cls.predictions.bias");
         assert!(canonical_name("bert.embeddings.position_ids").is_none());
-        assert!(canonical_name("classifier.weight").is_none());
+        assert_eq!(canonical_name("classifier.weight").unwrap(), "classifier.weight");
+        assert_eq!(canonical_name("qa_outputs.bias").unwrap(), "qa_outputs.bias");
+        assert!(canonical_name("lm_head.dense.weight").is_none());
     }
 
     #[test]
@@ -202,6 +204,31 @@ mod tests {
             }
             let expect = if heads.mlm { "bert.embeddings.word_embeddings.weight" } else { "embeddings.word_embeddings.weight" };
             assert_eq!(names.file_name("bert.embeddings.word_embeddings.weight"), expect);
+        }
+    }
+
+    #[test]
+    fn task_heads_round_trip_and_a_label_count_that_disagrees_names_the_tensor() {
+        use crate::config::TaskKind;
+        for kind in TaskKind::ALL {
+            let mut c = cfg();
+            c.extra.insert("architectures".into(), serde_json::json!([kind.architecture()]));
+            c.extra.insert("id2label".into(), serde_json::json!({"0": "O", "1": "B-PER", "2": "I-PER"}));
+            let heads = c.task_head().map(|t| Heads::for_task(t.kind, t.outputs)).unwrap();
+            let p = BertParams::<f32>::init(&c, heads, 3);
+            let bytes = save_params(&p).unwrap();
+            let (q, names) = load_params(&c, &bytes).unwrap();
+            assert_eq!(q.heads(), heads, "{kind:?}");
+            assert_eq!(names.file_name("bert.embeddings.word_embeddings.weight"), "bert.embeddings.word_embeddings.weight");
+            for ((n, a), (_, b)) in p.tensors().into_iter().zip(q.tensors()) {
+                assert_eq!(a, b, "{n}");
+            }
+            if kind != TaskKind::QuestionAnswering {
+                // config.json with two labels, the file with three
+                c.extra.insert("id2label".into(), serde_json::json!({"0": "neg", "1": "pos"}));
+                let e = load_params(&c, &bytes).unwrap_err().to_string();
+                assert!(e.contains("classifier.weight") && e.contains("[3, 8]"), "{e}");
+            }
         }
     }
 
