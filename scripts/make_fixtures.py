@@ -742,7 +742,7 @@ def verify(cases: list) -> None:
         print(f"{case:<15} {m:<32} {n:>7} {size:>9}")
     total = sum(p.stat().st_size for p in FIX.rglob("*") if p.is_file())
     print(f"\ntests/fixtures total: {total} bytes ({total / 2**20:.2f} MiB)")
-    assert total < 6_000_000, "fixtures exceed the ~6 MB budget"
+    assert total < 7_000_000, "fixtures exceed the ~7 MB budget (the task heads' fixtures of make_task_fixtures.py included)"
 
 
 def main() -> None:

@@ -109,6 +109,14 @@ impl BertConfig {
         self.hidden_size / self.num_attention_heads
     }
 
+    /// `pad_token_id` (HF's default 0; null in the file: none).
+    pub fn pad_token_id(&self) -> Option<usize> {
+        match self.extra.get("pad_token_id") {
+            None => Some(0),
+            Some(v) => v.as_u64().map(|v| v as usize),
+        }
+    }
+
     /// The fine-tuning head `architectures` names, if any.
     pub fn task(&self) -> Option<TaskKind> {
         let archs = self.extra.get("architectures")?.as_array()?;

@@ -251,7 +251,19 @@ pub fn backward<T: Real>(
         g.emb.ln.gamma.view_mut(),
         g.emb.ln.beta.view_mut(),
     );
-    embedding_backward(d_sum.view(), &batch.input_ids, g.emb.word.view_mut());
+    // HF's word embedding is nn.Embedding(padding_idx = pad_token_id): the lookup sends no gradient
+    // to the pad row (it matters where padded positions carry loss, as in a span head's softmax over
+    // T; a tied decoder's gradient to that row stays).
+    match cfg.pad_token_id().filter(|pad| batch.input_ids.contains(pad)) {
+        Some(pad) => {
+            let mut d_word = d_sum.clone();
+            for (r, _) in batch.input_ids.iter().enumerate().filter(|(_, &id)| id == pad) {
+                d_word.row_mut(r).fill(T::zero());
+            }
+            embedding_backward(d_word.view(), &batch.input_ids, g.emb.word.view_mut());
+        }
+        None => embedding_backward(d_sum.view(), &batch.input_ids, g.emb.word.view_mut()),
+    }
     embedding_backward(d_sum.view(), &batch.token_type_ids, g.emb.token_type.view_mut());
     if let (Some(gpos), PositionEncoding::Learned) = (g.emb.position.as_mut(), cfg.position_encoding) {
         for bi in 0..b {

@@ -1,0 +1,159 @@
+//! The task heads against HF transformers (PyTorch): fixtures made by
+//! `scripts/make_task_fixtures.py` (random BertForSequenceClassification with 3 labels and with one
+//! output, BertForTokenClassification, BertForQuestionAnswering; a padded batch of two, pairs for the
+//! classifier and QA). Tolerances: hidden states and task logits 1e-4 absolute; loss 1e-5 relative;
+//! gradients max|ours - ref| <= 1e-3 * max|ref| + 1e-6 per tensor.
+
+use bertscope::bundle::Bert;
+use bertscope::checkpoint::canonical_name;
+use bertscope::config::TaskKind;
+use bertscope::model::backward::{loss_and_grads, Targets};
+use bertscope::model::forward::{forward, Batch, ForwardOptions};
+use bertscope::model::task::{span_logits, TaskLabels};
+use bertscope::tensorfile::{parse, read_f32, read_i64};
+use ndarray::{ArrayD, ArrayViewD};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Case {
+    model: String,
+    f32s: HashMap<String, ArrayD<f32>>,
+    i64s: HashMap<String, ArrayD<i64>>,
+}
+
+fn load_case(name: &str) -> Case {
+    let path = root().join("tests/fixtures/ref").join(format!("{name}.safetensors"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
+    let model = meta.metadata().as_ref().unwrap()["model"].clone();
+    let st = parse(&bytes).unwrap();
+    let (mut f32s, mut i64s) = (HashMap::new(), HashMap::new());
+    for (n, v) in st.tensors() {
+        if v.dtype() == safetensors::Dtype::I64 {
+            i64s.insert(n.clone(), read_i64(&n, &v).unwrap());
+        } else {
+            f32s.insert(n.clone(), read_f32(&n, &v).unwrap());
+        }
+    }
+    Case { model, f32s, i64s }
+}
+
+fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
+    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
+    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
+}
+
+/// Forward, loss and every gradient of one case; returns how many tensors were compared.
+fn run(name: &str, kind: TaskKind) -> usize {
+    let c = load_case(name);
+    let bert = Bert::from_dir(&root().join(&c.model)).unwrap();
+    let head = bert.params.heads().task.expect("the model has its task head");
+    assert_eq!(head.kind, kind, "{name}: the head's kind from config.json's architectures");
+    let ids = &c.i64s["input_ids"];
+    let (b, t) = (ids.shape()[0], ids.shape()[1]);
+    let flat = |k: &str| c.i64s[k].iter().map(|&v| v as usize).collect::<Vec<_>>();
+    let batch = Batch {
+        b,
+        t,
+        input_ids: flat("input_ids"),
+        token_type_ids: flat("token_type_ids"),
+        attention_mask: c.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
+    };
+    let tr = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions::default()).unwrap();
+    let h = bert.cfg.hidden_size;
+    let mut checks = 0;
+    for (i, hs) in tr.hidden.iter().enumerate() {
+        let ours = hs.view().into_shape_with_order((b, t, h)).unwrap().into_dyn();
+        close(&format!("{name} hidden_states.{i}"), ours, c.f32s[&format!("hidden_states.{i}")].view(), 1e-4);
+        checks += 1;
+    }
+    let logits = &tr.task.as_ref().expect("the head ran").logits;
+    let labels = match kind {
+        TaskKind::QuestionAnswering => {
+            for (col, key) in [(0, "start_logits"), (1, "end_logits")] {
+                close(&format!("{name} {key}"), span_logits(logits.view(), b, t, col).view().into_dyn(), c.f32s[key].view(), 1e-4);
+                checks += 1;
+            }
+            let pos = |k: &str| c.i64s[k].iter().copied().collect::<Vec<_>>();
+            TaskLabels::Spans { start: pos("start_positions"), end: pos("end_positions") }
+        }
+        TaskKind::TokenClassification => {
+            let ours = logits.view().into_shape_with_order((b, t, head.outputs)).unwrap().into_dyn();
+            close(&format!("{name} logits"), ours, c.f32s["logits"].view(), 1e-4);
+            checks += 1;
+            TaskLabels::Tags(c.i64s["labels"].iter().copied().collect())
+        }
+        TaskKind::SequenceClassification => {
+            close(&format!("{name} logits"), logits.view().into_dyn(), c.f32s["logits"].view(), 1e-4);
+            checks += 1;
+            match c.i64s.get("labels") {
+                Some(l) => TaskLabels::Classes(l.iter().copied().collect()),
+                None => TaskLabels::Scores(c.f32s["labels"].iter().map(|&v| v as f64).collect()),
+            }
+        }
+    };
+    let targets = Targets { mlm_labels: None, nsp_labels: None, task: Some(labels) };
+    let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap();
+    let want = c.f32s["loss"][[0]];
+    assert!((loss.loss - want).abs() <= 1e-5 * want.abs().max(1.0), "{name} loss {} vs {want}", loss.loss);
+    assert_eq!(loss.task_loss, Some(loss.loss));
+    let ours: HashMap<String, ndarray::ArrayViewD<f32>> = grads.tensors().into_iter().collect();
+    let mut graded = 0;
+    for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
+        let hf = &key["grad.".len()..];
+        let canon = canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
+        let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon}"));
+        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
+        close(&format!("{name} grad {canon}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        graded += 1;
+    }
+    assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");
+    checks + graded + 1
+}
+
+#[test]
+fn sequence_classification_matches_hf() {
+    let n = run("task_seqcls", TaskKind::SequenceClassification);
+    assert!(n > 30);
+    let bert = Bert::from_dir(&root().join("tests/fixtures/models/task_seqcls")).unwrap();
+    assert_eq!((bert.cfg.num_labels(), bert.cfg.label_name(2).as_str(), bert.cfg.label_id("neutral")), (3, "positive", Some(1)));
+}
+
+#[test]
+fn regression_with_one_output_matches_hf() {
+    run("task_regression", TaskKind::SequenceClassification);
+    let bert = Bert::from_dir(&root().join("tests/fixtures/models/task_regression")).unwrap();
+    assert!(bert.cfg.is_regression());
+}
+
+#[test]
+fn token_classification_matches_hf() {
+    run("task_tokcls", TaskKind::TokenClassification);
+}
+
+#[test]
+fn question_answering_matches_hf() {
+    run("task_qa", TaskKind::QuestionAnswering);
+}
+
+#[test]
+fn a_saved_task_model_loads_back_with_the_same_logits() {
+    let dir = root().join("tests/fixtures/models/task_tokcls");
+    let bert = Bert::from_dir(&dir).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    bert.save_dir(out.path()).unwrap();
+    let back = Bert::from_dir(out.path()).unwrap();
+    assert_eq!(back.params.heads(), bert.params.heads());
+    let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("config.json")).unwrap()).unwrap();
+    assert_eq!(cfg["architectures"][0], "BertForTokenClassification");
+    assert_eq!(cfg["id2label"]["3"], "B-LOC");
+    let batch = Batch::single(vec![2, 7, 9, 3], vec![0; 4]);
+    let a = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions::default()).unwrap().task.unwrap().logits;
+    let b = forward(&back.params, &back.cfg, &batch, &ForwardOptions::default()).unwrap().task.unwrap().logits;
+    assert_eq!(a, b);
+}
