@@ -287,3 +287,147 @@ fn convert_to_f16_halves_the_file_and_keeps_the_predictions() {
     assert!((a["prob"].as_f64().unwrap() - b["prob"].as_f64().unwrap()).abs() < 2e-3, "{a} vs {b}");
     fails_with(&["convert", "--model", "/nonexistent", "--dtype", "f16", "--out", &out_s], "nonexistent");
 }
+
+fn task_model(name: &str) -> String {
+    root().join("tests/fixtures/models").join(name).display().to_string()
+}
+
+/// `inspect`'s tensors of a task model, by name.
+fn inspect_task(model: &str, text: &str, pair: Option<&str>) -> std::collections::HashMap<String, ndarray::ArrayD<f32>> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.safetensors");
+    let mut args = vec!["inspect", "--model", model, "--text", text, "--out", out.to_str().unwrap()];
+    if let Some(p) = pair {
+        args.extend(["--pair", p]);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&out).unwrap();
+    let st = parse(&bytes).unwrap();
+    st.tensors()
+        .into_iter()
+        .filter(|(_, v)| v.dtype() == safetensors::Dtype::F32)
+        .map(|(n, v)| (n.clone(), read_f32(&n, &v).unwrap()))
+        .collect()
+}
+
+fn softmax(x: &[f32]) -> Vec<f32> {
+    let m = x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let e: Vec<f32> = x.iter().map(|v| (v - m).exp()).collect();
+    let s: f32 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+#[test]
+fn classify_tag_and_answer_print_the_fixed_json_from_the_heads_logits() {
+    // classify: every label with its id2label name, most probable first, = softmax(task_logits)
+    let m = task_model("task_seqcls");
+    let j = ok_json(&["classify", "--model", &m, "--text", "the cat sat", "--pair", "the dog ran"]);
+    let labels = j["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 3);
+    let want = softmax(inspect_task(&m, "the cat sat", Some("the dog ran"))["task_logits"].as_slice().unwrap());
+    for w in labels.windows(2) {
+        assert!(w[0]["prob"].as_f64() >= w[1]["prob"].as_f64(), "most probable first");
+    }
+    for l in labels {
+        let id = l["id"].as_u64().unwrap() as usize;
+        assert!((l["prob"].as_f64().unwrap() as f32 - want[id]).abs() < 1e-6);
+        assert_eq!(l["label"], ["negative", "neutral", "positive"][id]);
+    }
+    assert_eq!(j["tokens"][0], "[CLS]");
+    // a one-output head prints its score
+    let r = task_model("task_regression");
+    let j = ok_json(&["classify", "--model", &r, "--text", "the cat sat"]);
+    let logit = inspect_task(&r, "the cat sat", None)["task_logits"][[0]];
+    assert!((j["score"].as_f64().unwrap() as f32 - logit).abs() < 1e-6 && j.get("labels").is_none());
+
+    // tag: one tag per token, specials included, the arg-max of each row
+    let t = task_model("task_tokcls");
+    let j = ok_json(&["tag", "--model", &t, "--text", "the cat sat on the mat"]);
+    let tags = j["tags"].as_array().unwrap();
+    let logits = &inspect_task(&t, "the cat sat on the mat", None)["task_logits"];
+    assert_eq!(tags.len(), j["tokens"].as_array().unwrap().len());
+    assert_eq!(tags.len(), logits.shape()[0]);
+    for (i, tag) in tags.iter().enumerate() {
+        let row: Vec<f32> = logits.index_axis(ndarray::Axis(0), i).iter().copied().collect();
+        let best = (0..row.len()).fold(0, |b, k| if row[k] > row[b] { k } else { b });
+        assert_eq!(tag["id"].as_u64().unwrap() as usize, best, "token {i}");
+        assert!((tag["prob"].as_f64().unwrap() as f32 - softmax(&row)[best]).abs() < 1e-6);
+    }
+
+    // answer: spans inside the context, start <= end < start + 30, score = start + end logit
+    let q = task_model("task_qa");
+    let context = "the cat sat on the mat by the door";
+    let j = ok_json(&["answer", "--model", &q, "--question", "where did the cat sit", "--context", context, "--top-k", "3"]);
+    let answers = j["answers"].as_array().unwrap();
+    assert_eq!(answers.len(), 3);
+    let ins = inspect_task(&q, "where did the cat sit", Some(context));
+    let tokens = j["tokens"].as_array().unwrap();
+    let ctx_start = tokens.iter().position(|t| t == "[SEP]").unwrap() + 1;
+    for w in answers.windows(2) {
+        assert!(w[0]["score"].as_f64() >= w[1]["score"].as_f64(), "best first");
+    }
+    for a in answers {
+        let (s, e) = (a["start"].as_u64().unwrap() as usize, a["end"].as_u64().unwrap() as usize);
+        assert!(s >= ctx_start && s <= e && e < s + 30 && e < tokens.len() - 1, "{a}");
+        let score = ins["start_logits"][[s]] + ins["end_logits"][[e]];
+        assert!((a["score"].as_f64().unwrap() as f32 - score).abs() < 1e-5);
+        assert!(context.contains(a["text"].as_str().unwrap()));
+    }
+    // the best span over every allowed pair
+    let best = (ctx_start..tokens.len() - 1)
+        .flat_map(|s| (s..(s + 30).min(tokens.len() - 1)).map(move |e| (s, e)))
+        .map(|(s, e)| ins["start_logits"][[s]] + ins["end_logits"][[e]])
+        .fold(f32::NEG_INFINITY, f32::max);
+    assert!((answers[0]["score"].as_f64().unwrap() as f32 - best).abs() < 1e-5);
+
+    // the wrong head, no head, an empty context: clear messages
+    fails_with(&["classify", "--model", &q, "--text", "hi"], "BertForQuestionAnswering, not a BertForSequenceClassification");
+    fails_with(&["tag", "--model", &default_model(), "--text", "hi"], "no task head");
+    fails_with(&["answer", "--model", &q, "--question", "q", "--context", " "], "the context is empty");
+    // the heads' GPU kernels are not written yet: a clear message, not a wrong answer
+    fails_with(&["classify", "--model", &m, "--text", "hi", "--device", "gpu"], "runs on the CPU path only");
+}
+
+#[test]
+fn grad_takes_each_heads_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("task_seqcls", r#"{"input_ids":[[2,7,9,3],[2,8,3,0]],"attention_mask":[[1,1,1,1],[1,1,1,0]],"labels":[2,0]}"#),
+        ("task_regression", r#"{"input_ids":[[2,7,9,3]],"labels":[0.5]}"#),
+        ("task_tokcls", r#"{"input_ids":[[2,7,9,3]],"labels":[[-100,1,2,-100]]}"#),
+        ("task_qa", r#"{"input_ids":[[2,7,3,9,11,3]],"token_type_ids":[[0,0,0,1,1,1]],"start_positions":[3],"end_positions":[4]}"#),
+    ];
+    for (name, batch) in cases {
+        let b = dir.path().join(format!("{name}.json"));
+        std::fs::write(&b, batch).unwrap();
+        let out = dir.path().join(format!("{name}.safetensors"));
+        let o = run(&["grad", "--model", &task_model(name), "--batch", b.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let bytes = std::fs::read(&out).unwrap();
+        let st = parse(&bytes).unwrap();
+        let names: Vec<String> = st.names().into_iter().map(str::to_string).collect();
+        let head = if name == "task_qa" { "qa_outputs.weight" } else { "classifier.weight" };
+        assert!(names.iter().any(|n| n == head) && names.iter().any(|n| n == "loss"), "{name}: {names:?}");
+        let loss = read_f32("loss", &st.tensor("loss").unwrap()).unwrap()[[0]];
+        assert!(loss.is_finite() && loss > 0.0, "{name}: loss {loss}");
+    }
+    // labels of the wrong shape for the head name what is expected
+    let b = dir.path().join("bad.json");
+    std::fs::write(&b, r#"{"input_ids":[[2,7,9,3]],"labels":[[1,2,3,4]]}"#).unwrap();
+    let out = dir.path().join("bad.safetensors");
+    fails_with(
+        &["grad", "--model", &task_model("task_seqcls"), "--batch", b.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        "B class ids",
+    );
+    std::fs::write(&b, r#"{"input_ids":[[2,7,9,3]],"labels":[7]}"#).unwrap();
+    fails_with(
+        &["grad", "--model", &task_model("task_seqcls"), "--batch", b.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        "num_labels 3",
+    );
+    std::fs::write(&b, r#"{"input_ids":[[2,7,9,3]]}"#).unwrap();
+    fails_with(
+        &["grad", "--model", &task_model("task_qa"), "--batch", b.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        "start_positions",
+    );
+}

@@ -1,4 +1,5 @@
-//! `bertscope`: the command-line face of the engine (tokenize, fill, inspect, grad, params).
+//! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer, inspect,
+//! grad, train, cloze, convert, params).
 
 // Large activations are allocated every forward; mimalloc reuses them instead of faulting in
 // fresh pages from the OS each time (about a fifth of a bert-tiny forward with glibc malloc).
@@ -52,6 +53,35 @@ enum Cmd {
         #[command(flatten)]
         input: Input,
         #[arg(long, default_value_t = 5)]
+        top_k: usize,
+        #[arg(long, value_enum, default_value = "cpu")]
+        device: Device,
+    },
+    /// Every label of a sequence classifier with its probability, most probable first (a
+    /// regression head: its score), as JSON
+    Classify {
+        #[command(flatten)]
+        input: Input,
+        #[arg(long, value_enum, default_value = "cpu")]
+        device: Device,
+    },
+    /// The most probable tag of every token from a token classifier, as JSON
+    Tag {
+        #[command(flatten)]
+        input: Input,
+        #[arg(long, value_enum, default_value = "cpu")]
+        device: Device,
+    },
+    /// The best answer spans of a question in a context from a question-answering model, as JSON
+    Answer {
+        /// Model folder
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        question: String,
+        #[arg(long)]
+        context: String,
+        #[arg(long, default_value_t = 3)]
         top_k: usize,
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
@@ -260,6 +290,21 @@ fn run(cli: Cli) -> Result<()> {
             if r.masks.is_empty() {
                 eprintln!("note: the text has no [MASK] token, so there is nothing to predict");
             }
+            println!("{}", serde_json::to_string(&r)?);
+        }
+        Cmd::Classify { input, device } => {
+            let bert = load(&input.model)?;
+            let r = block_on(infer::task::classify(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref()))?;
+            println!("{}", serde_json::to_string(&r)?);
+        }
+        Cmd::Tag { input, device } => {
+            let bert = load(&input.model)?;
+            let r = block_on(infer::task::tag(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref()))?;
+            println!("{}", serde_json::to_string(&r)?);
+        }
+        Cmd::Answer { model, question, context, top_k, device } => {
+            let bert = load(&model)?;
+            let r = block_on(infer::task::answer(&mut backend(device, "running")?, &bert, &question, &context, top_k))?;
             println!("{}", serde_json::to_string(&r)?);
         }
         Cmd::Inspect { input, device, out } => {

@@ -1,12 +1,17 @@
 //! What the faces (CLI, page, tests) ask of a loaded model: fill-mask, the full set of
-//! intermediates as named tensors (`inspect`), and loss + gradients of a labelled batch (`grad`).
+//! intermediates as named tensors (`inspect`), and loss + gradients of a labelled batch (`grad`);
+//! the task heads' answers (classify, tag, answer) are in `task.rs`.
+
+pub mod task;
 
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
+use crate::config::{TaskHead, TaskKind};
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
 use crate::model::forward::{Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::task::TaskLabels;
 use crate::tensorfile::Tensor;
 use crate::tokenize::Encoded;
 use ndarray::{Array2, ArrayD, IxDyn};
@@ -78,7 +83,7 @@ pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {
 }
 
 /// The key under which the faces' one model goes to the device.
-const KEY: WeightsKey = (0, 0);
+pub(crate) const KEY: WeightsKey = (0, 0);
 
 /// Predictions at every [MASK] of `text` (and `pair`).
 pub async fn fill(
@@ -139,17 +144,33 @@ pub async fn inspect(backend: &mut Backend, bert: &Bert, text: &str, pair: Optio
             out.push(("nsp_logits".into(), f32_tensor(n.row(0).into_dyn()))); // (2)
         }
     }
+    if let Some(task) = &trace.task {
+        match task.kind {
+            TaskKind::SequenceClassification => out.push(("task_logits".into(), f32_tensor(task.logits.row(0).into_dyn()))), // (L)
+            TaskKind::TokenClassification => out.push(("task_logits".into(), f32_tensor(task.logits.view().into_dyn()))),    // (T, L)
+            TaskKind::QuestionAnswering => {
+                out.push(("start_logits".into(), f32_tensor(task.logits.column(0).into_dyn()))); // (T)
+                out.push(("end_logits".into(), f32_tensor(task.logits.column(1).into_dyn())));
+                // (T)
+            }
+        }
+    }
     Ok((enc, out))
 }
 
-/// The batch file of `bertscope grad`: all (B, T) except `next_sentence_label` (B).
+/// The batch file of `bertscope grad`: all (B, T) except `next_sentence_label` (B). `labels` is what
+/// the model's head takes, as HF: (B, T) token ids for masked LM, (B, T) tags for a token classifier,
+/// (B) class ids (or floats, for a one-output regression head) for a sequence classifier; a
+/// question-answering head takes `start_positions` and `end_positions` (B) instead.
 #[derive(Clone, Debug, Deserialize)]
 pub struct BatchJson {
     pub input_ids: Vec<Vec<i64>>,
     pub token_type_ids: Option<Vec<Vec<i64>>>,
     pub attention_mask: Option<Vec<Vec<i64>>>,
-    pub labels: Vec<Vec<i64>>,
+    pub labels: Option<serde_json::Value>,
     pub next_sentence_label: Option<Vec<i64>>,
+    pub start_positions: Option<Vec<i64>>,
+    pub end_positions: Option<Vec<i64>>,
 }
 
 fn flatten(name: &str, rows: &[Vec<i64>], b: usize, t: usize) -> Result<Vec<i64>> {
@@ -168,7 +189,8 @@ impl BatchJson {
         serde_json::from_str(text).map_err(|e| BertError::Input(format!("batch JSON: {e}")))
     }
 
-    pub fn to_batch(&self) -> Result<(Batch, Targets)> {
+    /// The batch and the targets of a model with `task` as its head (None: masked LM).
+    pub fn to_batch(&self, task: Option<TaskHead>) -> Result<(Batch, Targets)> {
         let b = self.input_ids.len();
         let t = self.input_ids.first().map(Vec::len).unwrap_or(0);
         let input_ids = to_ids("input_ids", flatten("input_ids", &self.input_ids, b, t)?)?;
@@ -180,15 +202,42 @@ impl BatchJson {
             Some(r) => flatten("attention_mask", r, b, t)?.into_iter().map(|v| (v != 0) as u8).collect(),
             None => vec![1; b * t],
         };
-        let labels = flatten("labels", &self.labels, b, t)?;
         let batch = Batch { b, t, input_ids, token_type_ids, attention_mask };
-        Ok((batch, Targets { mlm_labels: Some(labels), nsp_labels: self.next_sentence_label.clone(), task: None }))
+        let labels = |what: &str| -> Result<&serde_json::Value> {
+            self.labels.as_ref().ok_or_else(|| BertError::Input(format!("the batch has no `labels` ({what})")))
+        };
+        let parse = |what: &str, shape: &str| -> Result<Vec<Vec<i64>>> {
+            serde_json::from_value(labels(shape)?.clone()).map_err(|e| BertError::Input(format!("labels must be {what}: {e}")))
+        };
+        let parse_b = |what: &str| -> Result<Vec<i64>> {
+            serde_json::from_value(labels(what)?.clone()).map_err(|e| BertError::Input(format!("labels must be {what}: {e}")))
+        };
+        let (mlm, task) = match task {
+            None => (Some(flatten("labels", &parse("B rows of T token ids (-100: no loss)", "B x T")?, b, t)?), None),
+            Some(TaskHead { kind: TaskKind::TokenClassification, .. }) => {
+                (None, Some(TaskLabels::Tags(flatten("labels", &parse("B rows of T tag ids (-100: no loss)", "B x T")?, b, t)?)))
+            }
+            Some(TaskHead { kind: TaskKind::SequenceClassification, outputs: 1 }) => {
+                let v: Vec<f64> = serde_json::from_value(labels("B floats")?.clone())
+                    .map_err(|e| BertError::Input(format!("labels must be B floats (a regression head): {e}")))?;
+                (None, Some(TaskLabels::Scores(v)))
+            }
+            Some(TaskHead { kind: TaskKind::SequenceClassification, .. }) => (None, Some(TaskLabels::Classes(parse_b("B class ids")?))),
+            Some(TaskHead { kind: TaskKind::QuestionAnswering, .. }) => {
+                let need = |v: &Option<Vec<i64>>, name: &str| {
+                    v.clone().ok_or_else(|| BertError::Input(format!("a question-answering batch needs `{name}` (B)")))
+                };
+                let (start, end) = (need(&self.start_positions, "start_positions")?, need(&self.end_positions, "end_positions")?);
+                (None, Some(TaskLabels::Spans { start, end }))
+            }
+        };
+        Ok((batch, Targets { mlm_labels: mlm, nsp_labels: self.next_sentence_label.clone(), task }))
     }
 }
 
 /// `loss` and one gradient per parameter, under the names of the loaded file.
 pub async fn grad(backend: &mut Backend, bert: &Bert, batch: &BatchJson) -> Result<Vec<(String, Tensor)>> {
-    let (batch, mut targets) = batch.to_batch()?;
+    let (batch, mut targets) = batch.to_batch(bert.params.heads().task)?;
     if bert.params.nsp.is_none() {
         targets.nsp_labels = None;
     }
