@@ -69,6 +69,39 @@ impl Bert {
         Ok(Bert { cfg, params, names: NameMap::default(), tokenizer })
     }
 
+    /// This model with a new task head, as HF's `AutoModelFor...from_pretrained` builds it from a
+    /// pre-trained checkpoint: the embeddings and encoder kept, the MLM and NSP heads dropped, the
+    /// pooler kept (or initialised, for a sequence classifier that needs one), the head initialised
+    /// N(0, 0.02) with zero bias. config.json then names the class and the labels.
+    pub fn with_task_head(&self, kind: crate::config::TaskKind, labels: &[String], seed: u64) -> Result<Self> {
+        use crate::config::{Heads, TaskKind};
+        let outputs = if kind == TaskKind::QuestionAnswering { 2 } else { labels.len() };
+        if outputs == 0 {
+            return Err(BertError::Input("a classifier needs at least one label".into()));
+        }
+        let fresh = BertParams::<f32>::init(&self.cfg, Heads::for_task(kind, outputs), seed);
+        let mut params = self.params.clone();
+        params.mlm = None;
+        params.nsp = None;
+        params.pooler = match kind {
+            TaskKind::SequenceClassification => params.pooler.or(fresh.pooler),
+            _ => None,
+        };
+        params.task = fresh.task;
+        let mut cfg = self.cfg.clone();
+        cfg.extra.insert("architectures".into(), serde_json::json!([kind.architecture()]));
+        if kind != TaskKind::QuestionAnswering {
+            let id2label: serde_json::Map<String, serde_json::Value> =
+                labels.iter().enumerate().map(|(i, l)| (i.to_string(), serde_json::Value::from(l.clone()))).collect();
+            let label2id: serde_json::Map<String, serde_json::Value> =
+                labels.iter().enumerate().map(|(i, l)| (l.clone(), serde_json::Value::from(i))).collect();
+            cfg.extra.insert("id2label".into(), id2label.into());
+            cfg.extra.insert("label2id".into(), label2id.into());
+        }
+        cfg.extra.remove("num_labels");
+        Ok(Bert { cfg, params, names: NameMap::default(), tokenizer: self.tokenizer.clone() })
+    }
+
     /// The model folder as files: config.json, model.safetensors (f32, HF names), tokenizer.json.
     pub fn to_files(&self) -> Result<ModelFiles> {
         self.to_files_as(SaveDtype::F32)

@@ -12,6 +12,7 @@ use crate::gpu::{train::GpuOptimizer, GpuContext};
 use crate::model::adamw::{clip_grad_norm, AdamW, AdamWConfig};
 use crate::model::backward::{backward, Grads, LossOutput, Targets};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::task::{task_accuracy, task_loss};
 use crate::model::BertParams;
 #[cfg(feature = "gpu")]
 use std::rc::Rc;
@@ -20,19 +21,21 @@ use std::rc::Rc;
 #[derive(Clone, Debug)]
 pub struct StepStats {
     pub loss: LossOutput<f32>,
-    /// Labelled MLM rows whose arg-max logit is the label, of `mlm_labelled`.
-    pub mlm_hits: usize,
-    pub mlm_labelled: usize,
+    /// What the step trains, right by arg-max, of `labelled`: masked tokens (MLM), or the task
+    /// head's classes, tags or spans.
+    pub hits: usize,
+    pub labelled: usize,
     /// The global gradient norm before clipping.
     pub grad_norm: f64,
 }
 
-/// The MLM loss of a held-out batch, as a sum over its labelled rows (batches add up).
+/// The loss of a held-out batch (MLM, or the task head's) as a sum over its labelled items, so
+/// batches add up; `hits` of `labelled` right by arg-max.
 #[derive(Clone, Debug, Default)]
 pub struct EvalStats {
     pub loss_sum: f64,
-    pub mlm_hits: usize,
-    pub mlm_labelled: usize,
+    pub hits: usize,
+    pub labelled: usize,
 }
 
 pub struct Optimizer {
@@ -104,7 +107,10 @@ impl Optimizer {
             State::Cpu { opt, grads } => {
                 let fopts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed };
                 let mut trace = forward(params, cfg, batch, &fopts)?;
-                let (mlm_hits, mlm_labelled) = mlm_accuracy(&trace, targets.mlm_labels.as_deref().unwrap_or(&[]));
+                let (hits, labelled) = match &targets.task {
+                    Some(l) => trace.task.as_ref().map_or((0, 0), |tt| task_accuracy(tt, l, batch.b, batch.t)),
+                    None => mlm_accuracy(&trace, targets.mlm_labels.as_deref().unwrap_or(&[])),
+                };
                 grads.fill_zero();
                 let loss = backward(params, cfg, batch, &mut trace, targets, grads)?;
                 let grad_norm = clip_grad_norm(grads, max_norm);
@@ -112,7 +118,7 @@ impl Optimizer {
                     return Err(not_finite(opt.step, loss.loss, grad_norm));
                 }
                 opt.update(params, grads, lr);
-                Ok(StepStats { loss, mlm_hits, mlm_labelled, grad_norm })
+                Ok(StepStats { loss, hits, labelled, grad_norm })
             }
             #[cfg(feature = "gpu")]
             State::Gpu { ctx, opt, synced } => {
@@ -120,7 +126,7 @@ impl Optimizer {
                 *synced = false;
                 let l = st.loss;
                 let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: None };
-                Ok(StepStats { loss, mlm_hits: l.mlm_hits, mlm_labelled: l.mlm_labelled, grad_norm: st.grad_norm })
+                Ok(StepStats { loss, hits: l.mlm_hits, labelled: l.mlm_labelled, grad_norm: st.grad_norm })
             }
         }
     }
@@ -131,20 +137,29 @@ impl Optimizer {
         #[cfg(feature = "gpu")]
         if let State::Gpu { ctx, opt, .. } = &self.state {
             let l = opt.evaluate(ctx, batch, targets).await?;
-            return Ok(EvalStats { loss_sum: l.loss as f64 * l.mlm_labelled as f64, mlm_hits: l.mlm_hits, mlm_labelled: l.mlm_labelled });
+            return Ok(EvalStats { loss_sum: l.loss as f64 * l.mlm_labelled as f64, hits: l.mlm_hits, labelled: l.mlm_labelled });
         }
         let rows = targets.labelled_rows();
         let opts = ForwardOptions { mlm_rows: MlmRows::Rows(rows), ..Default::default() };
         let trace = forward(params, cfg, batch, &opts)?;
+        if let Some(l) = &targets.task {
+            // the task head's loss, weighted by its labelled items so batches add up
+            let tt = trace.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
+            l.validate(tt.kind, tt.logits.ncols(), batch.b, batch.t)?;
+            let (loss, _) = task_loss(tt, l, batch.b, batch.t);
+            let (hits, labelled) = task_accuracy(tt, l, batch.b, batch.t);
+            let weight = if labelled > 0 { labelled } else { batch.b };
+            return Ok(EvalStats { loss_sum: loss as f64 * weight as f64, hits, labelled: weight.max(labelled) });
+        }
         let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
-        let (mlm_hits, mlm_labelled) = mlm_accuracy(&trace, labels);
+        let (hits, labelled) = mlm_accuracy(&trace, labels);
         let mut loss_sum = 0.0;
         if let Some(m) = &trace.mlm {
             let tgt: Vec<i64> = m.rows.iter().map(|&r| labels[r]).collect();
             let (l, _) = cross_entropy_forward_backward(m.logits.view(), &tgt);
-            loss_sum = l as f64 * mlm_labelled as f64;
+            loss_sum = l as f64 * labelled as f64;
         }
-        Ok(EvalStats { loss_sum, mlm_hits, mlm_labelled })
+        Ok(EvalStats { loss_sum, hits, labelled })
     }
 
     /// Copies the device's weights into `params` when they changed since the last copy (a no-op on

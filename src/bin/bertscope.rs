@@ -108,6 +108,9 @@ enum Cmd {
     },
     /// Masked-LM (+ NSP) training on a text corpus; one JSON line per log step
     Train(TrainArgs),
+    /// Fine-tune a task head (added when the model has none) on labelled JSON lines; one JSON line
+    /// per log step; saves an HF folder
+    Finetune(FinetuneArgs),
     /// Top-1 / top-5 accuracy on a cloze set (JSON lines of {"text", "answers"})
     Cloze {
         #[arg(long)]
@@ -176,6 +179,123 @@ struct TrainArgs {
     /// Where the trained model (HF layout) is written
     #[arg(long)]
     out: PathBuf,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TaskArg {
+    /// BertForSequenceClassification: {"text", "pair"?, "label"}
+    Classify,
+    /// BertForTokenClassification: {"tokens": [words], "tags": [labels]}
+    Tag,
+    /// BertForQuestionAnswering: {"question", "context", "answer": {"text", "start"}}
+    Answer,
+}
+
+#[derive(clap::Args)]
+struct FinetuneArgs {
+    /// Model folder (pre-trained, or already fine-tuned for this task)
+    #[arg(long)]
+    model: PathBuf,
+    #[arg(long, value_enum)]
+    task: TaskArg,
+    /// Training data, JSON lines
+    #[arg(long)]
+    data: PathBuf,
+    /// Held-out data, JSON lines: loss and accuracy every --eval-every steps and at the end
+    #[arg(long)]
+    eval: Option<PathBuf>,
+    #[arg(long, default_value_t = 500)]
+    steps: usize,
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    /// Longest sequence in tokens (longer inputs are cut)
+    #[arg(long, default_value_t = 64)]
+    seq: usize,
+    #[arg(long, default_value_t = 1e-4)]
+    lr: f64,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = 10)]
+    log_every: usize,
+    #[arg(long, default_value_t = 100)]
+    eval_every: usize,
+    #[arg(long, value_enum, default_value = "cpu")]
+    device: Device,
+    /// Where the fine-tuned model (HF layout) is written
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn finetune(a: FinetuneArgs) -> Result<()> {
+    use bertscope::config::TaskKind;
+    use bertscope::train::finetune::{features, labels_in, FineTuneOptions, FineTuner};
+    let kind = match a.task {
+        TaskArg::Classify => TaskKind::SequenceClassification,
+        TaskArg::Tag => TaskKind::TokenClassification,
+        TaskArg::Answer => TaskKind::QuestionAnswering,
+    };
+    let read = |p: &PathBuf| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()));
+    let name = |p: &PathBuf| p.display().to_string();
+    let train_text = read(&a.data)?;
+    let base = load(&a.model)?;
+    let bert = match base.params.heads().task {
+        Some(h) if h.kind == kind => base,
+        _ => {
+            let mut labels = labels_in(kind, &name(&a.data), &train_text)?;
+            labels.sort();
+            eprintln!(
+                "added a {} head ({} outputs) to {}",
+                kind.architecture(),
+                labels.len().max(2 * (kind == TaskKind::QuestionAnswering) as usize),
+                a.model.display()
+            );
+            base.with_task_head(kind, &labels, a.seed)?
+        }
+    };
+    let seq = a.seq.min(bert.cfg.max_position_embeddings);
+    let train_set = features(&bert, kind, &name(&a.data), &train_text, seq)?;
+    let eval_set = match &a.eval {
+        Some(p) => Some(features(&bert, kind, &name(p), &read(p)?, seq)?),
+        None => None,
+    };
+    let opts = FineTuneOptions { steps: a.steps, batch: a.batch, seq, lr: a.lr, seed: a.seed, ..Default::default() };
+    let mut t = FineTuner::new(bert, train_set, opts, &backend(a.device, "fine-tuning")?)?;
+    eprintln!(
+        "{} training examples{}; {} steps of {}",
+        t_len(&train_text),
+        eval_set.as_ref().map(|e| format!(", {} held out", e.len())).unwrap_or_default(),
+        a.steps,
+        a.batch
+    );
+    let mut window = (std::time::Instant::now(), 0usize);
+    for _ in 0..a.steps {
+        let log = block_on(t.step())?;
+        window.1 += log.tokens;
+        let last = log.step == a.steps;
+        let eval = eval_set.is_some() && ((a.eval_every > 0 && log.step % a.eval_every == 0) || last);
+        if log.step % a.log_every.max(1) == 0 || last || eval {
+            let secs = window.0.elapsed().as_secs_f64();
+            let mut j = serde_json::json!({
+                "step": log.step, "loss": log.loss, "acc": log.acc, "lr": log.lr,
+                "tokens_per_s": (window.1 as f64 / secs.max(1e-9)).round(),
+            });
+            if let (true, Some(e)) = (eval, &eval_set) {
+                let (l, acc) = block_on(t.evaluate(e))?;
+                j["eval_loss"] = l.into();
+                j["eval_acc"] = acc.into();
+            }
+            println!("{j}");
+            window = (std::time::Instant::now(), 0);
+        }
+    }
+    block_on(t.sync())?;
+    t.bert.save_dir(&a.out)?;
+    eprintln!("saved the fine-tuned model to {}", a.out.display());
+    Ok(())
+}
+
+fn t_len(text: &str) -> usize {
+    text.lines().filter(|l| !l.trim().is_empty()).count()
 }
 
 fn train(a: TrainArgs) -> Result<()> {
@@ -324,6 +444,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Train(a) => train(a)?,
+        Cmd::Finetune(a) => finetune(a)?,
         Cmd::Cloze { model, set } => {
             let bert = load(&model)?;
             let text = std::fs::read_to_string(&set).with_context(|| format!("cannot read {}", set.display()))?;

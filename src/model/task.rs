@@ -203,3 +203,40 @@ pub fn task_backward<T: Real>(
     }
     Ok(())
 }
+
+fn argmax<T: Real>(row: impl Iterator<Item = T>) -> usize {
+    row.enumerate()
+        .fold((0, None::<T>), |(bi, bv), (i, v)| match bv {
+            Some(b) if b >= v => (bi, Some(b)),
+            _ => (i, Some(v)),
+        })
+        .0
+}
+
+/// How many labelled items the head gets right, of how many: classes and tags by arg-max; a span
+/// when both its start and its end are the arg-max (ignored positions as in the loss); a
+/// regression head has no accuracy (0 of 0).
+pub fn task_accuracy<T: Real>(tt: &TaskTrace<T>, labels: &TaskLabels, b: usize, t: usize) -> (usize, usize) {
+    let (mut hits, mut n) = (0, 0);
+    match labels {
+        TaskLabels::Classes(c) | TaskLabels::Tags(c) => {
+            for (r, &want) in c.iter().enumerate().filter(|(_, &w)| w != IGNORE) {
+                hits += (argmax(tt.logits.row(r).iter().copied()) as i64 == want) as usize;
+                n += 1;
+            }
+        }
+        TaskLabels::Scores(_) => {}
+        TaskLabels::Spans { start, end } => {
+            for bi in 0..b {
+                let (s, e) = (start[bi].max(0), end[bi].max(0));
+                if s >= t as i64 || e >= t as i64 {
+                    continue;
+                }
+                let col = |c: usize| (0..t).map(move |j| tt.logits[[bi * t + j, c]]);
+                hits += (argmax(col(0)) as i64 == s && argmax(col(1)) as i64 == e) as usize;
+                n += 1;
+            }
+        }
+    }
+    (hits, n)
+}

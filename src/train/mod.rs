@@ -3,6 +3,7 @@
 
 pub mod corpus;
 pub mod examples;
+pub mod finetune;
 pub mod masking;
 pub mod schedule;
 pub mod trainer;

@@ -247,7 +247,7 @@ impl Trainer {
             loss: st.loss.loss,
             mlm_loss: st.loss.mlm_loss,
             nsp_loss: st.loss.nsp_loss,
-            mlm_acc: if st.mlm_labelled > 0 { st.mlm_hits as f32 / st.mlm_labelled as f32 } else { 0.0 },
+            mlm_acc: if st.labelled > 0 { st.hits as f32 / st.labelled as f32 } else { 0.0 },
             lr,
             grad_norm: st.grad_norm as f32,
             tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
@@ -279,10 +279,10 @@ impl Trainer {
             let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
             let e = self.opt.evaluate(&self.bert.params, &self.bert.cfg, &batch, &targets).await?;
             total.loss_sum += e.loss_sum;
-            total.mlm_hits += e.mlm_hits;
-            total.mlm_labelled += e.mlm_labelled;
+            total.hits += e.hits;
+            total.labelled += e.labelled;
         }
-        let n = total.mlm_labelled.max(1) as f64;
-        Ok(EvalLog { loss: (total.loss_sum / n) as f32, mlm_acc: (total.mlm_hits as f64 / n) as f32, sequences: self.held_out.len() })
+        let n = total.labelled.max(1) as f64;
+        Ok(EvalLog { loss: (total.loss_sum / n) as f32, mlm_acc: (total.hits as f64 / n) as f32, sequences: self.held_out.len() })
     }
 }
