@@ -385,8 +385,22 @@ fn classify_tag_and_answer_print_the_fixed_json_from_the_heads_logits() {
     fails_with(&["classify", "--model", &q, "--text", "hi"], "BertForQuestionAnswering, not a BertForSequenceClassification");
     fails_with(&["tag", "--model", &default_model(), "--text", "hi"], "no task head");
     fails_with(&["answer", "--model", &q, "--question", "q", "--context", " "], "the context is empty");
-    // the heads' GPU kernels are not written yet: a clear message, not a wrong answer
-    fails_with(&["classify", "--model", &m, "--text", "hi", "--device", "gpu"], "runs on the CPU path only");
+    // on the GPU: the same labels and probabilities
+    let g = ok_json(&["classify", "--model", &m, "--text", "the cat sat", "--pair", "the dog ran", "--device", "gpu"]);
+    let c = ok_json(&["classify", "--model", &m, "--text", "the cat sat", "--pair", "the dog ran"]);
+    for (a, b) in g["labels"].as_array().unwrap().iter().zip(c["labels"].as_array().unwrap()) {
+        assert_eq!(a["id"], b["id"]);
+        assert!((a["prob"].as_f64().unwrap() - b["prob"].as_f64().unwrap()).abs() < 1e-4, "{a} vs {b}");
+    }
+    // the heads' GPU backward is not written yet: a clear message, not a wrong gradient
+    let dir = tempfile::tempdir().unwrap();
+    let batch = dir.path().join("b.json");
+    std::fs::write(&batch, r#"{"input_ids":[[2,7,9,3]],"labels":[1]}"#).unwrap();
+    let out = dir.path().join("g.safetensors");
+    fails_with(
+        &["grad", "--model", &m, "--batch", batch.to_str().unwrap(), "--device", "gpu", "--out", out.to_str().unwrap()],
+        "runs on the CPU path only",
+    );
 }
 
 #[test]

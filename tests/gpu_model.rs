@@ -361,3 +361,30 @@ fn the_backend_runs_forward_gradients_and_training_the_same_on_cpu_and_gpu() {
     assert!(moved, "sync brings the trained weights back");
     compare_grads("trained weights", &on_gpu.bert.params, &on_cpu.bert.params);
 }
+
+#[test]
+fn task_heads_run_forward_on_the_gpu_as_on_the_cpu() {
+    use bertscope::backend::{block_on, Backend};
+    use bertscope::model::task::TaskLabels;
+    let mut gpu = block_on(Backend::open_gpu()).expect("a GPU adapter is required");
+    for name in ["task_seqcls", "task_regression", "task_tokcls", "task_qa"] {
+        let bert = Bert::from_dir(&Path::new("tests/fixtures/models").join(name)).unwrap();
+        let (batch, _) = random_batch(&bert.cfg, 2, 9, 77);
+        let opts = ForwardOptions::default();
+        let c = block_on(Backend::cpu().forward(&bert, (0, 0), &batch, &opts)).unwrap();
+        let g = block_on(gpu.forward(&bert, (1, name.len()), &batch, &opts)).unwrap();
+        compare_traces(name, &g, &c);
+        let (gt, ct) = (g.task.as_ref().unwrap(), c.task.as_ref().unwrap());
+        let d = max_abs(gt.logits.view().into_dyn(), ct.logits.view().into_dyn());
+        assert!(d <= 1e-4, "{name}: task logits differ by {d}");
+        assert_eq!(gt.logits.dim(), ct.logits.dim());
+    }
+    // training a head on the GPU is refused with a message until its backward exists
+    let bert = Bert::from_dir(Path::new("tests/fixtures/models/task_seqcls")).unwrap();
+    let (batch, _) = random_batch(&bert.cfg, 2, 9, 78);
+    let targets = Targets { mlm_labels: None, nsp_labels: None, task: Some(TaskLabels::Classes(vec![0, 2])) };
+    let e = block_on(gpu.loss_and_grads(&bert, (2, 0), &batch, &targets)).unwrap_err().to_string();
+    assert!(e.contains("CPU path only"), "{e}");
+    let e = gpu.optimizer(&bert.params, &bert.cfg, AdamWConfig::default()).err().expect("refused").to_string();
+    assert!(e.contains("CPU path only"), "{e}");
+}

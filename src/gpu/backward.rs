@@ -92,6 +92,9 @@ pub fn record_backward(
     let w = |s: Slot| s.of(&m.params);
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
+    if targets.task.is_some() {
+        return Err(BertError::Gpu("the task heads' backward runs on the CPU path only: its GPU kernels are not written yet".into()));
+    }
     let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
     let mut reads = LossReads { mlm: None, nsp: None };
 

@@ -11,9 +11,11 @@ use super::kernels::matmul::linear;
 use super::model::GpuModel;
 use super::recorder::{Recorder, View};
 use super::slots::Slot;
+use crate::config::TaskKind;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::task::head_dropout;
 use ndarray::Array2;
 
 pub struct GpuLayerTrace {
@@ -56,6 +58,14 @@ pub struct GpuPoolTrace {
     pub nsp_logits: Option<wgpu::Buffer>, // (B, 2)
 }
 
+/// A fine-tuning head's input (after dropout) and logits: (B, L) / (N, L) / (N, 2).
+pub struct GpuTaskTrace {
+    pub kind: TaskKind,
+    pub rows: usize,
+    pub input: wgpu::Buffer,
+    pub logits: wgpu::Buffer,
+}
+
 pub struct GpuTrace {
     pub b: usize,
     pub t: usize,
@@ -71,13 +81,14 @@ pub struct GpuTrace {
     pub layers: Vec<GpuLayerTrace>,
     pub mlm: Option<GpuMlmTrace>,
     pub pool: Option<GpuPoolTrace>,
+    pub task: Option<GpuTaskTrace>,
     pub head_mask: Option<Array2<f32>>,
     /// Dropout seeds per site when dropout is on (the backward regenerates the masks).
     pub dropout_seed: Option<u32>,
 }
 
 /// Dropout sites: 0 embeddings, then per layer 1 + 3l attention probs, 2 + 3l attention output,
-/// 3 + 3l FFN output. Each gets its own stream of the counter hash.
+/// 3 + 3l FFN output, then 1 + 3L a task head's input. Each gets its own stream of the counter hash.
 pub fn site_seed(seed: u32, site: usize) -> u32 {
     seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
 }
@@ -333,6 +344,29 @@ pub fn record_forward(
         None
     };
 
+    // A fine-tuning head (model::task): on the pooled [CLS] or on every token.
+    let task = match &ps.task {
+        Some((kind, lin)) => {
+            let outs = lin.bias.len;
+            let (rows, src) = match kind {
+                TaskKind::SequenceClassification => {
+                    let pt = pool.as_ref().ok_or_else(|| BertError::Config("a sequence classifier needs the pooler".into()))?;
+                    (b, View::whole(&pt.pooled))
+                }
+                _ => (n, last),
+            };
+            let input = buf("task_input", rows * h)?;
+            rec.copy(src, View::whole(&input));
+            if let Some((s, p)) = drop(1 + 3 * cfg.num_hidden_layers, head_dropout(cfg, *kind)) {
+                dropout(rec, View::whole(&input), rows * h, p, s)?;
+            }
+            let logits = buf("task_logits", rows * outs)?;
+            linear(rec, View::whole(&input), w(lin.weight), Some(w(lin.bias)), View::whole(&logits), rows, h, outs)?;
+            Some(GpuTaskTrace { kind: *kind, rows, input, logits })
+        }
+        None => None,
+    };
+
     Ok(GpuTrace {
         b,
         t,
@@ -347,6 +381,7 @@ pub fn record_forward(
         layers,
         mlm,
         pool,
+        task,
         head_mask: opts.head_mask.clone(),
         dropout_seed: seed,
     })

@@ -5,7 +5,7 @@
 
 use super::layout::ParamLayout;
 use super::recorder::View;
-use crate::config::PositionEncoding;
+use crate::config::{PositionEncoding, TaskKind};
 use crate::error::{BertError, Result};
 use crate::model::BertParams;
 
@@ -72,17 +72,13 @@ pub struct Slots {
     pub mlm: Option<MlmSlots>,
     /// `cls.seq_relationship` (read only with a pooler: it classifies the pooled [CLS]).
     pub nsp: Option<LinearSlots>,
+    /// A fine-tuning head: `classifier` or `qa_outputs`.
+    pub task: Option<(TaskKind, LinearSlots)>,
 }
 
 impl Slots {
     /// Every tensor `params` has, found in `layout` (built from the same parameters).
     pub fn resolve(layout: &ParamLayout, params: &BertParams<f32>, positions: PositionEncoding) -> Result<Self> {
-        if let Some(t) = &params.task {
-            return Err(BertError::Gpu(format!(
-                "the {} head runs on the CPU path only: its GPU kernels are not written yet",
-                t.kind.architecture()
-            )));
-        }
         let get = |name: &str| -> Result<Slot> {
             let e = layout.get(name).ok_or_else(|| BertError::Gpu(format!("the weights on the GPU have no tensor `{name}`")))?;
             Ok(Slot { off: e.off, len: e.len })
@@ -128,6 +124,7 @@ impl Slots {
             pooler: params.pooler.as_ref().map(|_| lin("bert.pooler.dense")).transpose()?,
             mlm,
             nsp: params.nsp.as_ref().map(|_| lin("cls.seq_relationship")).transpose()?,
+            task: params.task.as_ref().map(|t| lin(t.kind.prefix()).map(|l| (t.kind, l))).transpose()?,
         })
     }
 }

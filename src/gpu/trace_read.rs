@@ -6,6 +6,7 @@ use super::recorder::{ReadHandle, Readback, Recorder, View};
 use crate::config::BertConfig;
 use crate::cpu::attention::AttentionCache;
 use crate::model::forward::{Batch, EmbeddingTrace, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};
+use crate::model::task::TaskTrace;
 use ndarray::{Array1, Array2, Array4};
 
 /// Where each intermediate of a `GpuTrace` will be in the readback, field by field (the request and
@@ -21,6 +22,8 @@ pub struct TraceReads {
     layers: Vec<LayerReads>,
     mlm: Option<MlmReads>,
     pool: Option<PoolReads>,
+    /// A task head's (input, logits).
+    task: Option<(ReadHandle, ReadHandle)>,
 }
 
 struct LayerReads {
@@ -101,6 +104,7 @@ impl GpuTrace {
                 logits: r(&m.logits),
             }),
             pool: self.pool.as_ref().map(|p| PoolReads { pooled: r(&p.pooled), nsp_logits: p.nsp_logits.as_ref().map(r) }),
+            task: self.task.as_ref().map(|t| (r(&t.input), r(&t.logits))),
         }
     }
 }
@@ -169,6 +173,16 @@ impl TraceReads {
         });
         let pool = self.pool.as_ref().map(|p| PoolTrace { pooled: a2(p.pooled, b, h), nsp_logits: p.nsp_logits.map(|x| a2(x, b, 2)) });
         let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
-        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task: None, head_mask: tr.head_mask.clone() }
+        let task = self.task.zip(tr.task.as_ref()).map(|((input, logits), tt)| TaskTrace {
+            kind: tt.kind,
+            input: a2(input, tt.rows, h),
+            drop: None,
+            logits: {
+                let v = get(logits);
+                let cols = v.len() / tt.rows.max(1);
+                Array2::from_shape_vec((tt.rows, cols), v).expect("shape")
+            },
+        });
+        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone() }
     }
 }

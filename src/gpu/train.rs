@@ -38,6 +38,12 @@ pub struct GpuStep {
 
 impl GpuOptimizer {
     pub fn new(ctx: &GpuContext, cfg: &BertConfig, params: &BertParams<f32>) -> Result<Self> {
+        if let Some(t) = &params.task {
+            return Err(crate::error::BertError::Gpu(format!(
+                "training a {} head runs on the CPU path only: its GPU backward is not written yet",
+                t.kind.architecture()
+            )));
+        }
         let model = GpuModel::upload(ctx, cfg, params)?;
         let n = model.layout.total;
         Ok(GpuOptimizer {

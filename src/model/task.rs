@@ -100,9 +100,13 @@ fn dropout_of<T: Real>(x: &mut Array2<T>, p: f64, rng: &mut Option<Rng>) -> Opti
     Some(m)
 }
 
-/// HF's `classifier_dropout`, else `hidden_dropout_prob`.
-fn head_dropout(cfg: &BertConfig) -> f64 {
-    cfg.extra.get("classifier_dropout").and_then(|v| v.as_f64()).unwrap_or(cfg.hidden_dropout_prob)
+/// The head's dropout: HF's `classifier_dropout`, else `hidden_dropout_prob`; none before
+/// `qa_outputs`.
+pub fn head_dropout(cfg: &BertConfig, kind: TaskKind) -> f64 {
+    match kind {
+        TaskKind::QuestionAnswering => 0.0,
+        _ => cfg.extra.get("classifier_dropout").and_then(|v| v.as_f64()).unwrap_or(cfg.hidden_dropout_prob),
+    }
 }
 
 /// The head's logits from the last hidden state (N, H) and, for a sequence classifier, the pooler.
@@ -116,10 +120,9 @@ pub fn task_forward<T: Real>(
     let (mut input, p) = match head.kind {
         TaskKind::SequenceClassification => {
             let pool = pool.ok_or_else(|| BertError::Config("a sequence classifier needs the pooler (bert.pooler.dense)".into()))?;
-            (pool.pooled.clone(), head_dropout(cfg))
+            (pool.pooled.clone(), head_dropout(cfg, head.kind))
         }
-        TaskKind::TokenClassification => (last.to_owned(), head_dropout(cfg)),
-        TaskKind::QuestionAnswering => (last.to_owned(), 0.0),
+        TaskKind::TokenClassification | TaskKind::QuestionAnswering => (last.to_owned(), head_dropout(cfg, head.kind)),
     };
     let drop = dropout_of(&mut input, p, rng);
     let logits = linear_forward(input.view(), head.linear.weight.view(), Some(head.linear.bias.view()));
