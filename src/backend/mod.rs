@@ -140,7 +140,7 @@ impl Backend {
             let mut out = bert.params.zeros_like();
             m.layout.unflatten(rb.get(h), &mut out);
             let l = reads.loss(&rb);
-            return Ok((LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: None }, out));
+            return Ok((LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: l.task_loss }, out));
         }
         let _ = key;
         let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, batch, targets, None)?;

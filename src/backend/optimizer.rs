@@ -12,7 +12,7 @@ use crate::gpu::{train::GpuOptimizer, GpuContext};
 use crate::model::adamw::{clip_grad_norm, AdamW, AdamWConfig};
 use crate::model::backward::{backward, Grads, LossOutput, Targets};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
-use crate::model::task::{task_accuracy, task_loss};
+use crate::model::task::{task_accuracy, task_loss, TaskLabels};
 use crate::model::BertParams;
 #[cfg(feature = "gpu")]
 use std::rc::Rc;
@@ -125,8 +125,9 @@ impl Optimizer {
                 let st = opt.train_step(ctx, batch, targets, lr, &self.adam, max_norm, dropout_seed).await?;
                 *synced = false;
                 let l = st.loss;
-                let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: None };
-                Ok(StepStats { loss, hits: l.mlm_hits, labelled: l.mlm_labelled, grad_norm: st.grad_norm })
+                let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: l.task_loss };
+                let (hits, labelled) = if targets.task.is_some() { (l.task_hits, l.task_labelled) } else { (l.mlm_hits, l.mlm_labelled) };
+                Ok(StepStats { loss, hits, labelled, grad_norm: st.grad_norm })
             }
         }
     }
@@ -136,6 +137,13 @@ impl Optimizer {
     pub async fn evaluate(&self, params: &BertParams<f32>, cfg: &BertConfig, batch: &Batch, targets: &Targets) -> Result<EvalStats> {
         #[cfg(feature = "gpu")]
         if let State::Gpu { ctx, opt, .. } = &self.state {
+            if let Some(l) = &targets.task {
+                // the head's logits come back with the trace; its loss is the CPU's formula
+                let tr =
+                    crate::gpu::forward::forward(ctx, &opt.model, batch, &ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() })
+                        .await?;
+                return task_eval(&tr, l, batch);
+            }
             let l = opt.evaluate(ctx, batch, targets).await?;
             return Ok(EvalStats { loss_sum: l.loss as f64 * l.mlm_labelled as f64, hits: l.mlm_hits, labelled: l.mlm_labelled });
         }
@@ -143,13 +151,7 @@ impl Optimizer {
         let opts = ForwardOptions { mlm_rows: MlmRows::Rows(rows), ..Default::default() };
         let trace = forward(params, cfg, batch, &opts)?;
         if let Some(l) = &targets.task {
-            // the task head's loss, weighted by its labelled items so batches add up
-            let tt = trace.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
-            l.validate(tt.kind, tt.logits.ncols(), batch.b, batch.t)?;
-            let (loss, _) = task_loss(tt, l, batch.b, batch.t);
-            let (hits, labelled) = task_accuracy(tt, l, batch.b, batch.t);
-            let weight = if labelled > 0 { labelled } else { batch.b };
-            return Ok(EvalStats { loss_sum: loss as f64 * weight as f64, hits, labelled: weight.max(labelled) });
+            return task_eval(&trace, l, batch);
         }
         let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
         let (hits, labelled) = mlm_accuracy(&trace, labels);
@@ -181,4 +183,14 @@ fn not_finite(step: u64, loss: f32, norm: f64) -> BertError {
     BertError::Training(format!(
         "step {step}: the loss ({loss}) or gradient norm ({norm}) is not finite; training stopped and the weights are those before this step (try a lower learning rate)"
     ))
+}
+
+/// A task head's held-out loss, weighted by its labelled items so batches add up, and its hits.
+fn task_eval(trace: &ForwardTrace<f32>, l: &TaskLabels, batch: &Batch) -> Result<EvalStats> {
+    let tt = trace.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
+    l.validate(tt.kind, tt.logits.ncols(), batch.b, batch.t)?;
+    let (loss, _) = task_loss(tt, l, batch.b, batch.t);
+    let (hits, labelled) = task_accuracy(tt, l, batch.b, batch.t);
+    let weight = if labelled > 0 { labelled } else { batch.b };
+    Ok(EvalStats { loss_sum: loss as f64 * weight as f64, hits, labelled: weight.max(labelled) })
 }

@@ -14,15 +14,18 @@ use super::kernels::reduce::colsum;
 use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
 use super::slots::Slot;
+use super::task::{record_task_backward, TaskReads};
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
 use crate::model::forward::Batch;
+use crate::model::task::head_dropout;
 
 /// Where the losses will be after the recorder finishes.
 pub struct LossReads {
     mlm: Option<(ReadHandle, Vec<i64>)>,
     nsp: Option<(ReadHandle, Vec<i64>)>,
+    task: Option<TaskReads>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +36,10 @@ pub struct GpuLoss {
     /// (predicted id, target) at every labelled MLM row: the masked-token accuracy.
     pub mlm_hits: usize,
     pub mlm_labelled: usize,
+    pub task_loss: Option<f32>,
+    /// A task head's items right by arg-max, of `task_labelled`.
+    pub task_hits: usize,
+    pub task_labelled: usize,
 }
 
 fn mean_loss(stats: &[f32], targets: &[i64]) -> (f32, usize, usize) {
@@ -50,7 +57,16 @@ fn mean_loss(stats: &[f32], targets: &[i64]) -> (f32, usize, usize) {
 
 impl LossReads {
     pub fn loss(&self, rb: &Readback) -> GpuLoss {
-        let mut out = GpuLoss { loss: 0.0, mlm_loss: None, nsp_loss: None, mlm_hits: 0, mlm_labelled: 0 };
+        let mut out = GpuLoss {
+            loss: 0.0,
+            mlm_loss: None,
+            nsp_loss: None,
+            mlm_hits: 0,
+            mlm_labelled: 0,
+            task_loss: None,
+            task_hits: 0,
+            task_labelled: 0,
+        };
         if let Some((h, t)) = &self.mlm {
             let (l, n, hits) = mean_loss(rb.get(*h), t);
             out.mlm_loss = Some(l);
@@ -60,7 +76,13 @@ impl LossReads {
         if let Some((h, t)) = &self.nsp {
             out.nsp_loss = Some(mean_loss(rb.get(*h), t).0);
         }
-        out.loss = out.mlm_loss.unwrap_or(0.0) + out.nsp_loss.unwrap_or(0.0);
+        if let Some(tr) = &self.task {
+            let tl = tr.loss(rb);
+            out.task_loss = Some(tl.loss);
+            out.task_hits = tl.hits;
+            out.task_labelled = tl.labelled;
+        }
+        out.loss = out.mlm_loss.unwrap_or(0.0) + out.nsp_loss.unwrap_or(0.0) + out.task_loss.unwrap_or(0.0);
         out
     }
 }
@@ -92,11 +114,22 @@ pub fn record_backward(
     let w = |s: Slot| s.of(&m.params);
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
-    if targets.task.is_some() {
-        return Err(BertError::Gpu("the task heads' backward runs on the CPU path only: its GPU kernels are not written yet".into()));
-    }
     let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
-    let mut reads = LossReads { mlm: None, nsp: None };
+    let mut reads = LossReads { mlm: None, nsp: None, task: None };
+
+    // A fine-tuning head (gpu::task).
+    if let Some(labels) = &targets.task {
+        let tt = tr.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
+        let (_, lin) = ps.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
+        labels.validate(tt.kind, lin.bias.len, b, t)?;
+        let pooler = match (&ps.pooler, &tr.pool) {
+            (Some(pl), Some(pt)) => Some((w(pl.weight), g(pl.weight), g(pl.bias), pt)),
+            _ => None,
+        };
+        let site = drop(1 + 3 * cfg.num_hidden_layers, head_dropout(cfg, tt.kind));
+        let head = (*lin, w(lin.weight), g(lin.weight), g(lin.bias));
+        reads.task = Some(record_task_backward(rec, tt, labels, head, pooler, site, (b, t, h), View::whole(&dx))?);
+    }
 
     if let (Some(labels), Some(mh)) = (&targets.mlm_labels, &ps.mlm) {
         let mt = tr.mlm.as_ref().ok_or_else(|| BertError::Input("MLM labels given but the forward computed no MLM logits".into()))?;

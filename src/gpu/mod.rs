@@ -8,6 +8,7 @@ pub mod layout;
 pub mod pipeline;
 pub mod recorder;
 pub mod slots;
+pub mod task;
 
 pub use context::{AdapterSummary, Counters, GpuContext};
 pub use recorder::{ReadHandle, Readback, Recorder, View};

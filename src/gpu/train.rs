@@ -38,12 +38,6 @@ pub struct GpuStep {
 
 impl GpuOptimizer {
     pub fn new(ctx: &GpuContext, cfg: &BertConfig, params: &BertParams<f32>) -> Result<Self> {
-        if let Some(t) = &params.task {
-            return Err(crate::error::BertError::Gpu(format!(
-                "training a {} head runs on the CPU path only: its GPU backward is not written yet",
-                t.kind.architecture()
-            )));
-        }
         let model = GpuModel::upload(ctx, cfg, params)?;
         let n = model.layout.total;
         Ok(GpuOptimizer {
@@ -119,7 +113,16 @@ impl GpuOptimizer {
         let tr = record_forward(&mut rec, &self.model, batch, &opts, false)?;
         let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
         let tgt: Vec<i64> = rows.iter().map(|&r| labels.get(r).copied().unwrap_or(IGNORE)).collect();
-        let mut out = GpuLoss { loss: 0.0, mlm_loss: None, nsp_loss: None, mlm_hits: 0, mlm_labelled: 0 };
+        let mut out = GpuLoss {
+            loss: 0.0,
+            mlm_loss: None,
+            nsp_loss: None,
+            mlm_hits: 0,
+            mlm_labelled: 0,
+            task_loss: None,
+            task_hits: 0,
+            task_labelled: 0,
+        };
         let Some(mt) = &tr.mlm else { return Ok(out) };
         let stats = ctx.buffer("eval_stats", 2 * rows.len())?;
         cross_entropy(&mut rec, View::whole(&mt.logits), &tgt, self.model.cfg.vocab_size, View::whole(&stats))?;
