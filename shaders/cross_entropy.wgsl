@@ -1,6 +1,7 @@
 // Mean cross-entropy over labelled rows (ignore_index -100), as torch.nn.CrossEntropyLoss, turning
 // the logits into d(mean loss)/d(logits) in place; one workgroup per row. Writes each row's loss and
 // argmax (the masked-token accuracy) into `stats` (2 per row); the CPU sums the M losses.
+// `mse`: a one-output head's mean squared error (targets are f32 bits), one invocation per row.
 struct Params {
     rows: u32, cols: u32, inv: f32, _pad: u32,
 }
@@ -72,4 +73,16 @@ fn ce_fwd_bwd(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_i
         stats[2u * r] = m + log(total) - xt;
         stats[2u * r + 1u] = f32(amax);
     }
+}
+
+// pred (rows, 1) -> 2 (pred - y) * inv in place; stats[2r] = (pred - y)^2 (the CPU sums and scales
+// by inv = 1 / rows), stats[2r + 1] = 0.
+@compute @workgroup_size(WG_X, 1, 1)
+fn mse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let r = gid.x + gid.y * nwg.x * WG_X;
+    if (r >= p.rows) { return; }
+    let e = logits[r] - bitcast<f32>(targets[r]);
+    stats[2u * r] = e * e;
+    stats[2u * r + 1u] = 0.0;
+    logits[r] = 2.0 * e * p.inv;
 }

@@ -392,15 +392,19 @@ fn classify_tag_and_answer_print_the_fixed_json_from_the_heads_logits() {
         assert_eq!(a["id"], b["id"]);
         assert!((a["prob"].as_f64().unwrap() - b["prob"].as_f64().unwrap()).abs() < 1e-4, "{a} vs {b}");
     }
-    // a regression head's MSE has no GPU kernel yet: a clear message, not a wrong gradient
+    // a regression head's gradient on the GPU: the same loss as on the CPU
     let dir = tempfile::tempdir().unwrap();
     let batch = dir.path().join("b.json");
-    std::fs::write(&batch, r#"{"input_ids":[[2,7,9,3]],"labels":[0.5]}"#).unwrap();
-    let out = dir.path().join("g.safetensors");
-    fails_with(
-        &["grad", "--model", &r, "--batch", batch.to_str().unwrap(), "--device", "gpu", "--out", out.to_str().unwrap()],
-        "runs on the CPU path only",
-    );
+    std::fs::write(&batch, r#"{"input_ids":[[2,7,9,3],[2,5,3,0]],"attention_mask":[[1,1,1,1],[1,1,1,0]],"labels":[0.5,-2.0]}"#).unwrap();
+    let loss_on = |device: &str| {
+        let out = dir.path().join(format!("g-{device}.safetensors"));
+        let o = run(&["grad", "--model", &r, "--batch", batch.to_str().unwrap(), "--device", device, "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
+        let bytes = std::fs::read(&out).unwrap();
+        read_f32("loss", &parse(&bytes).unwrap().tensor("loss").unwrap()).unwrap()[[0]]
+    };
+    let (c, g) = (loss_on("cpu"), loss_on("gpu"));
+    assert!((c - g).abs() < 1e-4 * c.abs().max(1.0), "regression loss {c} (cpu) vs {g} (gpu)");
 }
 
 #[test]

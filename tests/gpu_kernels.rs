@@ -400,6 +400,26 @@ fn cross_entropy_matches_cpu_with_ignored_rows() {
 }
 
 #[test]
+fn mse_matches_cpu() {
+    let _one_at_a_time = serial();
+    for rows in [1usize, 7, 130] {
+        let pred = rand2(rows, 1, 71) * 3.0;
+        let y: Vec<f64> = (0..rows).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+        let (loss, d) = bertscope::cpu::mse::mse_forward_backward(pred.view(), &y);
+        let pb = up2(&pred);
+        let stats = ctx().buffer("stats", 2 * rows).unwrap();
+        let mut rec = ctx().recorder();
+        let yf: Vec<f32> = y.iter().map(|&v| v as f32).collect();
+        gce::mse(&mut rec, v(&pb), &yf, v(&stats)).unwrap();
+        let hs = [rec.read(v(&pb)), rec.read(v(&stats))];
+        let r = rec.finish_blocking().unwrap();
+        close("dpred", r.get(hs[0]), d.as_slice().unwrap(), 1e-5);
+        let gl: f32 = (0..rows).map(|i| r.get(hs[1])[2 * i]).sum::<f32>() / rows as f32;
+        assert!((gl - loss).abs() <= 1e-5 * loss.abs().max(1.0), "loss {gl} vs {loss}");
+    }
+}
+
+#[test]
 fn adamw_with_clipping_matches_cpu() {
     let _one_at_a_time = serial();
     use bertscope::config::{BertConfig, Heads};

@@ -11,6 +11,7 @@ pub mod embedding;
 pub mod gemm;
 pub mod layernorm;
 pub mod linear;
+pub mod mse;
 pub mod position;
 pub mod softmax;
 #[cfg(test)]

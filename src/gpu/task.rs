@@ -3,10 +3,10 @@
 //! start and end logits are taken out of the (N, 2) logits as two (B, T) matrices by products with
 //! [1, 0] and [0, 1], each gets its cross-entropy over positions, and the two halves go back into
 //! (N, 2); then the head's linear backward, its dropout, and for a sequence classifier the pooler's.
-//! A regression head (MSE) has no GPU kernel yet and is refused with a message.
+//! A regression head's loss is the mean squared error (`mse` in cross_entropy.wgsl).
 
 use super::forward::{GpuPoolTrace, GpuTaskTrace};
-use super::kernels::cross_entropy::cross_entropy;
+use super::kernels::cross_entropy::{cross_entropy, mse};
 use super::kernels::elementwise::{act_backward, add_into, dropout, Act};
 use super::kernels::embedding::scatter_add;
 use super::kernels::matmul::{linear_backward, matmul, Kernel, Operand, Shape};
@@ -21,6 +21,8 @@ use crate::model::task::TaskLabels;
 /// Where the head's loss statistics will be: one (rows, targets) per cross-entropy (two for spans).
 pub struct TaskReads {
     parts: Vec<(ReadHandle, Vec<i64>)>,
+    /// A regression head: its parts' stats are squared errors and it has no accuracy.
+    regression: bool,
 }
 
 /// The head's loss (mean of its parts) and how many labelled items its arg-max gets right.
@@ -45,6 +47,9 @@ impl TaskReads {
                 n += 1;
             }
             loss += if n == 0 { 0.0 } else { sum / n as f64 } / parts;
+        }
+        if self.regression {
+            return TaskLoss { loss: loss as f32, hits: 0, labelled: 0 };
         }
         let right = |part: usize, i: usize| {
             let (h, targets) = &self.parts[part];
@@ -126,10 +131,11 @@ pub fn record_task_backward(
                 )?;
             }
         }
-        (TaskLabels::Scores(_), _) => {
-            return Err(BertError::Gpu(
-                "a regression head's loss (MSE) runs on the CPU path only: its GPU kernel is not written yet".into(),
-            ))
+        (TaskLabels::Scores(y), TaskKind::SequenceClassification) if outs == 1 => {
+            let stats = ctx.buffer("task_stats", 2 * rows)?;
+            let yf: Vec<f32> = y.iter().map(|&v| v as f32).collect();
+            mse(rec, logits, &yf, View::whole(&stats))?; // logits -> d logits
+            parts.push((rec.read(View::whole(&stats)), vec![0; rows]));
         }
         (l, k) => return Err(BertError::Input(format!("{l:?} do not fit a {} head", k.architecture()))),
     }
@@ -153,5 +159,5 @@ pub fn record_task_backward(
         }
         _ => add_into(rec, View::whole(&din), dx, rows * h)?,
     }
-    Ok(TaskReads { parts })
+    Ok(TaskReads { parts, regression: matches!(labels, TaskLabels::Scores(_)) })
 }

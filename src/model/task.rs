@@ -12,6 +12,7 @@ use crate::cpu::activation::tanh_backward;
 use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::linear::{linear_backward, linear_forward};
+use crate::cpu::mse::mse_forward_backward;
 use crate::error::{BertError, Result};
 use crate::real::Real;
 use crate::rng::Rng;
@@ -138,18 +139,7 @@ pub fn span_logits<T: Real>(logits: ArrayView2<T>, b: usize, t: usize, col: usiz
 pub fn task_loss<T: Real>(tt: &TaskTrace<T>, labels: &TaskLabels, b: usize, t: usize) -> (T, Array2<T>) {
     match labels {
         TaskLabels::Classes(c) | TaskLabels::Tags(c) => cross_entropy_forward_backward(tt.logits.view(), c),
-        TaskLabels::Scores(y) => {
-            // MSE over B one-output rows: mean (logit - y)^2
-            let n = T::c(y.len().max(1) as f64);
-            let mut d = Array2::zeros(tt.logits.dim());
-            let mut loss = T::zero();
-            for (i, &yi) in y.iter().enumerate() {
-                let e = tt.logits[[i, 0]] - T::c(yi);
-                loss += e * e / n;
-                d[[i, 0]] = T::c(2.0) * e / n;
-            }
-            (loss, d)
-        }
+        TaskLabels::Scores(y) => mse_forward_backward(tt.logits.view(), y),
         TaskLabels::Spans { start, end } => {
             // positions clamped to [0, T]; T (outside the sequence) is ignored
             let clamp =

@@ -1,5 +1,6 @@
 //! Launcher of `shaders/cross_entropy.wgsl`: mean cross-entropy over labelled rows, logits turned
-//! into their gradient in place, per-row loss and argmax in `stats` (2 per row).
+//! into their gradient in place, per-row loss and argmax in `stats` (2 per row); and the mean squared
+//! error of a one-output (regression) head.
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
@@ -27,4 +28,22 @@ pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], 
     // one workgroup per row: grid1d with wg = 1 folds rows into (x, y)
     let groups = grid1d(rec, rows, 1);
     rec.dispatch(Family::CrossEntropy, "ce_fwd_bwd", (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(logits), Some(stats)], groups)
+}
+
+/// A one-output head's mean squared error against `targets` (rows): `pred` (rows, 1) becomes
+/// d(mean loss)/d(pred) in place; `stats` gets (squared error, 0) per row.
+pub fn mse(rec: &mut Recorder<'_>, pred: View<'_>, targets: &[f32], stats: View<'_>) -> Result<()> {
+    let rows = targets.len();
+    let bits: Vec<i32> = targets.iter().map(|v| v.to_bits() as i32).collect();
+    let tb = rec.ctx().upload("mse_targets", &bits)?;
+    let params = Params { rows: rows as u32, cols: 1, inv: 1.0 / rows.max(1) as f32, _pad: 0 };
+    rec.dispatch(
+        Family::CrossEntropy,
+        "mse",
+        (WG1, 1),
+        &params,
+        &[Some(View::whole(&tb))],
+        &[Some(pred), Some(stats)],
+        grid1d(rec, rows, WG1),
+    )
 }
