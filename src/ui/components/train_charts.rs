@@ -134,10 +134,10 @@ pub fn LineChart(p: &ChartProps) -> Html {
     {
         let canvas = canvas.clone();
         let spec = Spec { lines: p.lines.clone(), x_max: p.x_max, y_zero: p.y_zero };
-        // every render (the props changed) draws again
-        use_effect(move || {
+        // drawn when the lines or the axes change, and when the chart comes on screen
+        use_effect_with((spec, p.visible), move |(spec, _)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                let _ = draw(&c, &spec);
+                let _ = draw(&c, spec);
             }
         });
     }
@@ -158,6 +158,7 @@ pub fn LineChart(p: &ChartProps) -> Html {
 }
 
 /// What `draw` needs of the props.
+#[derive(PartialEq)]
 struct Spec {
     lines: Vec<Line>,
     x_max: f64,

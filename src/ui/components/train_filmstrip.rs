@@ -73,16 +73,16 @@ fn Matrix(p: &MatrixProps) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (values, labels, diff) = (p.values.clone(), p.labels.clone(), p.diff);
-        use_effect(move || {
+        // drawn when the numbers, the labels or the scale change
+        use_effect_with((p.values.clone(), p.labels.clone(), p.diff), move |(values, labels, diff)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                match diff {
+                match *diff {
                     // each head scaled to its own largest weight: spread-out heads stay visible
                     None => {
-                        let m = abs_max(&values);
-                        draw_matrix(&c, &values, &labels, &|v| viridis(v / m))
+                        let m = abs_max(values);
+                        draw_matrix(&c, values, labels, &|v| viridis(v / m))
                     }
-                    Some(m) => draw_matrix(&c, &values, &labels, &|v| diverging(v / m)),
+                    Some(m) => draw_matrix(&c, values, labels, &|v| diverging(v / m)),
                 };
             }
         });
