@@ -37,7 +37,7 @@ pub fn CosineAttention(p: &Props) -> Html {
     let side = rh * t as f64;
     let tok = |k: usize| s.tokens.get(k).map(|x| show_token(&x.text)).unwrap_or_default();
     let labels = (0..t).map(|k| {
-        html! { <span class={classes!("lab", (k == i).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(k) } else { String::new() } }</span> }
+        html! { <span key={k} class={classes!("lab", (k == i).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(k) } else { String::new() } }</span> }
     });
     let scale = Scale::Sequential(mats.1);
     html! {

@@ -68,7 +68,7 @@ pub fn Embeddings(p: &Props) -> Html {
     let tok = |i: usize| s.tokens.get(i).map(|k| show_token(&k.text)).unwrap_or_default();
     let labels = || {
         let items = (0..t).map(|i| {
-            html! { <span class={classes!("lab", (i == row).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(i) } else { String::new() } }</span> }
+            html! { <span key={i} class={classes!("lab", (i == row).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(i) } else { String::new() } }</span> }
         });
         html! { <div class="emb-labels"><span class="cap" />{ for items }</div> }
     };

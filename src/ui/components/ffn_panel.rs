@@ -95,11 +95,11 @@ pub fn FfnPanel(p: &Props) -> Html {
         };
         match ln {
             Some(ln) => html! {
-                <li class="formula" data-testid="ln-formula" data-which={key} data-dim={c.to_string()} data-x={ln.input[c].to_string()}
+                <li key={key} class="formula" data-testid="ln-formula" data-which={key} data-dim={c.to_string()} data-x={ln.input[c].to_string()}
                     data-mean={ln.mean.to_string()} data-rstd={ln.rstd.to_string()} data-gamma={ln.gamma[c].to_string()}
                     data-beta={ln.beta[c].to_string()} data-value={f.value.to_string()}>{ f.text }</li>
             },
-            None => html! { <li class="formula" data-key={key}>{ f.text }</li> },
+            None => html! { <li key={key} class="formula" data-key={key}>{ f.text }</li> },
         }
     });
     let tok = |i: usize| s.tokens.get(i).map(|t| show_token(&t.text)).unwrap_or_default();
@@ -108,12 +108,12 @@ pub fn FfnPanel(p: &Props) -> Html {
             <div class="pickers">
                 <label>{ "Layer " }
                     <select data-testid="ffn-layer" onchange={on_layer}>
-                        { for (0..s.layers).map(|l| html! { <option value={l.to_string()} selected={l == layer}>{ format!("layer {l}") }</option> }) }
+                        { for (0..s.layers).map(|l| html! { <option key={l} value={l.to_string()} selected={l == layer}>{ format!("layer {l}") }</option> }) }
                     </select>
                 </label>
                 <label>{ "Token " }
                     <select data-testid="ffn-token" onchange={on_token}>
-                        { for (0..s.len()).map(|i| html! { <option value={i.to_string()} selected={i == token}>{ format!("{i}: {}", tok(i)) }</option> }) }
+                        { for (0..s.len()).map(|i| html! { <option key={i} value={i.to_string()} selected={i == token}>{ format!("{i}: {}", tok(i)) }</option> }) }
                     </select>
                 </label>
                 <span class="muted">{ format!("hidden {} → intermediate {} → hidden {}", d.hidden(), d.intermediate(), d.hidden()) }</span>

@@ -49,7 +49,7 @@ fn select(label: &str, testid: &str, n: usize, value: usize, word: &str, on: Cal
     html! {
         <label>{ label }
             <select data-testid={testid.to_string()} {onchange}>
-                { for (0..n).map(|i| html! { <option value={i.to_string()} selected={i == value}>{ format!("{word} {i}") }</option> }) }
+                { for (0..n).map(|i| html! { <option key={i} value={i.to_string()} selected={i == value}>{ format!("{word} {i}") }</option> }) }
             </select>
         </label>
     }
@@ -154,12 +154,12 @@ fn before_after(d: &HeadDetail, i: usize, tok: &dyn Fn(usize) -> String) -> Html
     let (lo, hi) = d.scaled.range();
     let span = if hi > lo { hi - lo } else { 1.0 };
     let cells = |vals: Vec<Option<f32>>, norm: &dyn Fn(f32) -> f32| -> Html {
-        let tds = vals.into_iter().map(|v| match v {
+        let tds = vals.into_iter().enumerate().map(|(j, v)| match v {
             Some(v) => {
                 let c = norm(v);
-                html! { <td style={format!("background: {}; color: {}", viridis_hex(c), text_on(c))} title={v.to_string()}>{ format!("{v:.3}") }</td> }
+                html! { <td key={j} style={format!("background: {}; color: {}", viridis_hex(c), text_on(c))} title={v.to_string()}>{ format!("{v:.3}") }</td> }
             }
-            None => html! { <td class="dead" title="padding: −∞">{ "−∞" }</td> },
+            None => html! { <td key={j} class="dead" title="padding: −∞">{ "−∞" }</td> },
         });
         html! { <>{ for tds }</> }
     };
@@ -170,7 +170,7 @@ fn before_after(d: &HeadDetail, i: usize, tok: &dyn Fn(usize) -> String) -> Html
             <p class="hint">{ format!("Row {i} (\"{}\") before and after the softmax: the scaled scores become positive weights that sum to 1; the largest score takes the most.", tok(i)) }</p>
             <div class="table-wrap">
                 <table>
-                    <thead><tr><th />{ for (0..t).map(|j| html! { <th scope="col">{ tok(j) }</th> }) }</tr></thead>
+                    <thead><tr><th />{ for (0..t).map(|j| html! { <th key={j} scope="col">{ tok(j) }</th> }) }</tr></thead>
                     <tbody>
                         <tr><th scope="row">{ "scaled scores" }</th>{ cells(scaled, &|v| (v - lo) / span) }</tr>
                         <tr><th scope="row">{ "softmax" }</th>{ cells(probs, &|v| v) }</tr>

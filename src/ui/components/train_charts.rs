@@ -142,13 +142,13 @@ pub fn LineChart(p: &ChartProps) -> Html {
         });
     }
     let legend = p.lines.iter().filter(|l| l.style != Style::Faint).map(|l| {
-        html! { <span class="key"><span class="swatch" style={format!("background:{}", l.color)} />{ l.label }</span> }
+        html! { <span key={l.label} class="key"><span class="swatch" style={format!("background:{}", l.color)} />{ l.label }</span> }
     });
     html! {
         <figure class="chart">
             <figcaption>
                 <span class="chart-title">{ p.title.clone() }</span>
-                { for p.latest.clone().map(|v| html! { <span class="latest">{ v }</span> }) }
+                { p.latest.clone().map(|v| html! { <span class="latest">{ v }</span> }).unwrap_or_default() }
                 <span class="keys">{ for legend }</span>
             </figcaption>
             <canvas ref={canvas} data-testid={p.testid.clone()} data-values={p.values.clone()}
