@@ -1,6 +1,7 @@
 //! The explainer page: it renders the worker's snapshots and sends the user's requests (it never
 //! holds the model). `state`, `url`, `tour` and `grid_nav` are plain Rust (tested natively); the yew
-//! app and its components are built for wasm32 with the `web` feature.
+//! app (`app.rs` wires the parts in `page/`) and its components are built for wasm32 with the `web`
+//! feature.
 
 pub mod coalescer;
 pub mod grid_nav;
@@ -17,3 +18,5 @@ mod browser;
 pub mod components;
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod early;
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
+mod page;

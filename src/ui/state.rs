@@ -1,7 +1,7 @@
 //! The page's state as a reducer over `Action`s (as yew's `function_todomvc`), and the coalescing of
 //! requests to the worker: at most one forward in flight, and of the inputs typed meanwhile only
-//! the latest is sent (`Coalescer`, in its own file). Pure Rust: tested natively; `app.rs` wires it
-//! to yew.
+//! the latest is sent (`Coalescer`, in its own file). The worker's messages are taken in
+//! `state/from_engine.rs`. Pure Rust: tested natively; `page/` wires it to yew.
 
 use super::url::UrlState;
 use crate::explain::embeddings::PositionView;
@@ -10,9 +10,11 @@ use crate::explain::{ModelInfo, Request, Snapshot};
 use crate::worker::protocol::{DevicePref, DeviceStatus, FromEngine};
 use std::rc::Rc;
 
-/// Predictions kept at each [MASK].
 pub use super::coalescer::Coalescer;
 
+mod from_engine;
+
+/// Predictions kept at each [MASK].
 pub const TOP_K: usize = 10;
 
 /// The sentence the page opens with when the URL has none.
@@ -305,105 +307,6 @@ impl AppState {
                 }
             }
             Action::Engine(msg) => self.on_engine(msg),
-        }
-    }
-
-    /// The focused head and layer within a (new) model.
-    fn clamp_focus(&mut self, info: &ModelInfo) {
-        let (l, h) = self.head_focus;
-        if l >= info.layers || h >= info.heads {
-            self.head_focus = (0, 0);
-        }
-        if self.ffn_focus.0 >= info.layers {
-            self.ffn_focus.0 = 0;
-        }
-    }
-
-    fn on_engine(&mut self, msg: FromEngine) {
-        match msg {
-            FromEngine::Progress { loaded, total } => {
-                if let Some(p) = &mut self.pending {
-                    (p.loaded, p.total) = (loaded, total);
-                } else if !self.ready() {
-                    self.load = Load::Fetching { loaded, total };
-                }
-            }
-            FromEngine::Loaded { info, bytes, ms } => {
-                // drop what does not exist in this model
-                self.heads_off.retain(|&(l, h)| l < info.layers && h < info.heads);
-                if self.selected.is_some_and(|(l, h)| l >= info.layers || h >= info.heads) {
-                    self.selected = None;
-                }
-                let replaced = self.ready();
-                self.positions = None; // the new model's follow its first answer
-                self.clamp_focus(&info);
-                let ms = ms + std::mem::take(&mut self.fetched_ms);
-                self.load = Load::Ready { info, bytes, ms };
-                if let Some(p) = self.pending.take() {
-                    self.model = p.path.unwrap_or_else(|| "models/default/".to_string());
-                    self.model_label = p.label;
-                }
-                self.model_error = None;
-                if replaced {
-                    // another model: other tokens, so ask again with no clicked masks
-                    self.masked.clear();
-                    self.compare = None;
-                    self.edit += 1;
-                }
-            }
-            FromEngine::LoadFailed(m) => match self.pending.take() {
-                // the model the user asked for failed: the one loaded before keeps answering
-                Some(p) if self.ready() => {
-                    self.model_error = Some(format!("\"{}\" could not be loaded; the model \"{}\" stays. {m}", p.label, self.model_label))
-                }
-                _ => self.load = Load::Failed(m),
-            },
-            FromEngine::ModelChanged { info, trained } => {
-                if let Load::Ready { bytes, ms, .. } = self.load {
-                    self.heads_off.retain(|&(l, h)| l < info.layers && h < info.heads);
-                    if self.selected.is_some_and(|(l, h)| l >= info.layers || h >= info.heads) {
-                        self.selected = None;
-                    }
-                    self.clamp_focus(&info);
-                    self.load = Load::Ready { info, bytes, ms };
-                    self.trained = trained;
-                    self.compare = None;
-                    self.masked.clear(); // token positions differ under another vocabulary
-                    self.edit += 1; // ask the new model
-                }
-            }
-            FromEngine::Compare { seq, predictions } => {
-                if self.trained && self.compare.as_ref().is_none_or(|c| seq >= c.0) {
-                    self.compare = Some((seq, Rc::new(predictions)));
-                }
-            }
-            FromEngine::Train(_) => {} // the training panel's reducer takes these
-            FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
-            FromEngine::Snapshot(s) => {
-                // a reply for an older edit still shows (better than nothing); the newer one follows
-                if self.snapshot.as_ref().is_none_or(|old| s.seq >= old.seq) {
-                    if s.seq == self.edit {
-                        self.error = None;
-                    }
-                    self.shown = self.shown.max(s.seq);
-                    self.snapshot = Some(Rc::new(*s));
-                }
-            }
-            FromEngine::Device(st) => {
-                // Auto's timing just chose WebGPU: ask again, so what is shown came from it
-                let raced_to_gpu = st.on_gpu && st.race.is_some() && self.device.as_ref().is_some_and(|o| o.race.is_none());
-                self.device = Some(st);
-                if raced_to_gpu && self.ready() {
-                    self.edit += 1;
-                }
-            }
-            FromEngine::Failed { seq, message } => {
-                if seq == self.edit {
-                    self.error = Some(message);
-                    self.snapshot = None;
-                    self.shown = seq;
-                }
-            }
         }
     }
 }

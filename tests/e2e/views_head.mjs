@@ -16,6 +16,12 @@ async function clickCell(page, h, step, row, col) {
   await page.mouse.click(box.x + ((col + 0.5) / cols) * box.width, box.y + ((row + 0.5) / rows) * box.height);
 }
 
+/** How many canvases under `locator` have nothing drawn (a canvas the DOM diff replaced is blank). */
+const blankCanvases = (locator) =>
+  locator.evaluate((el) =>
+    [...el.querySelectorAll("canvas")].filter((c) => !c.getContext("2d").getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0)).length,
+  );
+
 const formula = (page, h) =>
   page.$eval(h.sel("head-formula"), (e) => ({ ...e.dataset, text: e.textContent }));
 
@@ -85,6 +91,7 @@ export default async (h) => {
     assert(Math.abs(Number(sm[4]) / Number(sm[5]) - Number(sm[6])) < 2e-4, `ratio: ${f.text}`);
     assert(Math.abs(Number(sm[6]) - Number(f.value)) < 1e-4, `shown = data value: ${f.text} vs ${f.value}`);
     await page.waitForSelector(`${sel("softmax-row")}[data-row="1"]`, { timeout: h.TIMEOUT });
+    assert((await blankCanvases(steps)) === 0, "every step is still drawn after cells were picked");
     await shot(page, "head-steps", ".head-steps-view");
 
     // ... equals the attention grid's value for the same layer / head / cell
@@ -102,6 +109,7 @@ export default async (h) => {
     assert(grid.value === f.value, `grid ${grid.value} vs step-by-step ${f.value}`);
     const stepsHead = await steps.evaluate((el) => `${el.dataset.layer}.${el.dataset.head}`);
     assert(stepsHead === "1.1", `enlarging a head focuses it: ${stepsHead}`);
+    assert((await blankCanvases(detail)) === 0, "the enlarged head is still drawn after a cell was hovered");
     assert(errors.length === 0, `page errors: ${errors}`);
     await page.context().close();
   });
@@ -120,6 +128,7 @@ export default async (h) => {
     const hidden = await ffn.evaluate((el) => Number(el.querySelector('[data-strip="ln1"] .strip-label small').textContent.replace(/\D/g, "")));
     await page.mouse.click(box.x + (5.5 / hidden) * box.width, box.y + box.height / 2);
     await page.waitForFunction(() => document.querySelector('[data-testid="ln-formula"]')?.dataset.dim === "5", null, { timeout: h.TIMEOUT });
+    assert((await blankCanvases(ffn)) === 0, "every strip is still drawn after a dimension was picked");
     const lns = await page.$$eval(sel("ln-formula"), (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
     assert(lns.length === 2 && lns[0].which === "ln1" && lns[1].which === "ln2", `two LayerNorms: ${lns.map((l) => l.which)}`);
     for (const ln of lns) {

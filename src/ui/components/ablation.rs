@@ -21,13 +21,13 @@ pub fn Ablation(p: &Props) -> Html {
                 Callback::from(move |_: Event| cb.emit((l, h)))
             };
             html! {
-                <label class={classes!("head-toggle", (!on).then_some("off"))}>
+                <label key={h} class={classes!("head-toggle", (!on).then_some("off"))}>
                     <input type="checkbox" checked={on} data-testid="head-toggle" data-layer={l.to_string()} data-head={h.to_string()} {onchange} />
                     { format!("head {h}") }
                 </label>
             }
         });
-        html! { <div class="ablation-row"><span class="row-label">{ format!("layer {l}") }</span>{ for boxes }</div> }
+        html! { <div key={l} class="ablation-row"><span class="row-label">{ format!("layer {l}") }</span>{ for boxes }</div> }
     });
     html! {
         <div class="ablation" data-testid="ablation">

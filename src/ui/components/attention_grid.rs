@@ -29,11 +29,11 @@ pub fn AttentionGrid(p: &Props) -> Html {
     let rows = (0..s.layers).map(|l| {
         let cells = (0..s.heads).map(|h| {
             html! {
-                <Heatmap snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)}
+                <Heatmap key={h} snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)}
                     selected={p.selected == Some((l, h))} on_select={select.clone()} />
             }
         });
-        html! { <div class="grid-row"><span class="row-label">{ format!("layer {l}") }</span>{ for cells }</div> }
+        html! { <div key={l} class="grid-row"><span class="row-label">{ format!("layer {l}") }</span>{ for cells }</div> }
     });
     let detail = p.selected.filter(|&(l, h)| l < s.layers && h < s.heads).map(|(l, h)| {
         html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} note={p.note.clone()} /> }
@@ -44,7 +44,9 @@ pub fn AttentionGrid(p: &Props) -> Html {
             <div class="attention-grid" data-testid="attention-grid" data-layers={s.layers.to_string()} data-heads={s.heads.to_string()}>
                 { for rows }
             </div>
-            { for detail }
+            // one child whether or not a head is enlarged (a child that comes and goes would have the
+            // DOM diff rebuild the grid above it)
+            { detail.unwrap_or_default() }
         </div>
     }
 }

@@ -82,7 +82,7 @@ pub fn AttentionLines(p: &Props) -> Html {
         };
         let sel = p.highlight == Some((i, j));
         Some(html! {
-            <line x1={x1.to_string()} y1={y(i).to_string()} x2={x2.to_string()} y2={y(j).to_string()}
+            <line key={format!("{i}-{j}")} x1={x1.to_string()} y1={y(i).to_string()} x2={x2.to_string()} y2={y(j).to_string()}
                 stroke={if sel { "#111" } else { stroke }} stroke-opacity={if sel { "1".to_string() } else { format!("{opacity:.3}") }}
                 stroke-width={format!("{:.2}", if sel { 2.5 } else { 0.6 + 2.4 * w })}
                 data-from={i.to_string()} data-to={j.to_string()} data-weight={w.to_string()} />
@@ -120,7 +120,7 @@ pub fn AttentionLines(p: &Props) -> Html {
             (Callback::from(move |_: FocusEvent| f1.set(Some(side))), Callback::from(move |_: FocusEvent| f2.set(None)))
         };
         html! {
-            <text class={classes!("tok", cls, is_focused.then_some("hot"))} x={x.to_string()} y={y(i).to_string()}
+            <text key={format!("{cls}{i}")} class={classes!("tok", cls, is_focused.then_some("hot"))} x={x.to_string()} y={y(i).to_string()}
                 text-anchor={anchor} dominant-baseline="middle" font-size={format!("{font:.1}")} tabindex="0"
                 data-side={cls} data-index={i.to_string()} data-token={p.tokens[i].clone()} data-weight={weight.map(|w| w.to_string())}
                 aria-label={format!("{cls} {i} {}: focus to show its weights", p.tokens[i])}

@@ -62,7 +62,8 @@ pub fn AttentionRollout(p: &DerivedProps) -> Html {
     };
     let tok = |i: usize| p.tokens.get(i).cloned().unwrap_or_default();
     let title = format!("Attention rollout up to layer {l}");
-    let options = (0..steps.len()).map(|k| html! { <option value={k.to_string()} selected={k == l}>{ format!("layer {k}") }</option> });
+    let options =
+        (0..steps.len()).map(|k| html! { <option key={k} value={k.to_string()} selected={k == l}>{ format!("layer {k}") }</option> });
     html! {
         <div class="derived" data-testid="attention-rollout" data-layer={l.to_string()}>
             <h3>{ "Attention rollout" }</h3>

@@ -44,7 +44,7 @@ pub fn Clock(p: &Props) -> Html {
         let deg = (theta as f64).to_degrees().rem_euclid(360.0);
         let dim = 2 * c.pair;
         html! {
-            <figure class="clock-face">
+            <figure key={c.pair} class="clock-face">
                 <svg viewBox="-50 -50 100 100" width="132" height="132" role="img"
                     aria-label={format!("dims {dim} and {}: the hand at {deg:.1} degrees", dim + 1)}>
                     <circle r="46" class="face" />

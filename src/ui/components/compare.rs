@@ -15,11 +15,11 @@ pub struct Props {
 pub fn BeforePredictions(p: &Props) -> Html {
     let groups = p.groups.iter().enumerate().take(12).map(|(i, m)| {
         html! {
-            <div class="mask-group" data-position={m.position.to_string()}>
+            <div key={m.position} class="mask-group" data-position={m.position.to_string()}>
                 <h3>{ format!("[MASK] #{}", i + 1) }</h3>
                 <ol>
                     { for m.top.iter().map(|x| html! {
-                        <li data-token={x.token.clone()} data-prob={x.prob.to_string()}>
+                        <li key={x.id} data-token={x.token.clone()} data-prob={x.prob.to_string()}>
                             <span class="word">{ x.token.clone() }</span>
                             <span class="bar"><span class="fill" style={format!("width: {:.1}%", (x.prob * 100.0).clamp(0.0, 100.0))} /></span>
                             <span class="prob">{ fmt_prob(x.prob) }</span>

@@ -2,11 +2,12 @@
 //! their raw token embeddings, softmaxed over the row. No position, no query/key weights: the
 //! contrast to the learned heads further down.
 
+use super::embeddings::MARKER_MIN;
 use super::embeddings::{row_height, term};
-use super::matrix_canvas::{MatrixCanvas, Scale};
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Pick, Scale};
 use super::value_legend::ValueLegend;
 use super::{show_token, SnapRef};
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -22,7 +23,7 @@ pub fn CosineAttention(p: &Props) -> Html {
     let selected = use_state(|| (1usize, 1usize));
     let mats = use_memo(p.snapshot.clone(), |s| {
         let a = &s.embeddings.cos_attention;
-        (Rc::new(a.clone()), a.iter().copied().fold(0.0f32, f32::max))
+        (Mat::new(a.clone()), a.iter().copied().fold(0.0f32, f32::max))
     });
     if t == 0 || e.cos_attention.len() != t * t {
         return html! {};
@@ -36,7 +37,7 @@ pub fn CosineAttention(p: &Props) -> Html {
     let side = rh * t as f64;
     let tok = |k: usize| s.tokens.get(k).map(|x| show_token(&x.text)).unwrap_or_default();
     let labels = (0..t).map(|k| {
-        html! { <span class={classes!("lab", (k == i).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(k) } else { String::new() } }</span> }
+        html! { <span key={k} class={classes!("lab", (k == i).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(k) } else { String::new() } }</span> }
     });
     let scale = Scale::Sequential(mats.1);
     html! {
@@ -44,9 +45,9 @@ pub fn CosineAttention(p: &Props) -> Html {
             <p class="hint">{ "Before any training of attention, the simplest guess at \"which words go together\": compare the tokens' own embedding vectors. A[i, j] = softmax over j of cos(E_tok[id_i], E_tok[id_j]). Every token attends most to itself and to copies of itself (cosine 1), then to words whose embeddings point the same way, wherever they are: no order, no context, and the rows are nearly flat, because cosines lie in [−1, 1]. The learned heads further down (section 5) are sharp, look at neighbours, [CLS] or [SEP], and differ from layer to layer: that is what training query and key weights buys." }</p>
             <div class="cos-body">
                 <div class="emb-labels">{ for labels }</div>
-                <MatrixCanvas values={mats.0.clone()} rows={t} cols={t} {scale} width={side} height={side}
-                    label="attention without training: softmax of token-embedding cosines" testid={Some(AttrValue::from("cosine-matrix"))}
-                    selected={Some((i, j))} {on_select} />
+                <MatrixCanvas values={mats.0.clone()} rows={t} cols={t} {scale} size={Some((side, side))} wrap="mx-wrap" class="mx"
+                    label="attention without training: softmax of token-embedding cosines; hover or use the arrow keys to read a cell" testid="cosine-matrix"
+                    selected={Some((i, j))} {on_select} pick={Pick::Hover} marker_min={MARKER_MIN} />
                 <div class="readouts" data-testid="cosine-formula">
                     <p class="readout">{ format!("query {i} \"{}\" → key {j} \"{}\"", tok(i), tok(j)) }</p>
                     <p class="formula">{ format!("cos(E_tok[{}], E_tok[{}]) = {}", s.tokens[i].id, s.tokens[j].id, term(e.cosine[i * t + j])) }</p>

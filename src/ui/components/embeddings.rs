@@ -2,15 +2,18 @@
 //! five heatmaps (tokens down, the first hidden dims across) with one selected cell whose formula
 //! is written out with its numbers. The numbers come from the snapshot's `EmbeddingView`.
 
-use super::matrix_canvas::{MatrixCanvas, Scale};
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Pick, Scale};
 use super::value_legend::ValueLegend;
 use super::{show_token, SnapRef};
 use crate::explain::diverging::quantile_abs;
-use std::rc::Rc;
 use yew::prelude::*;
 
 /// CSS width of each matrix (the columns shown share it).
 const WIDTH: f64 = 256.0;
+
+/// The selected cell's outline is at least this many CSS pixels (a 2 px row still shows it).
+pub(super) const MARKER_MIN: f64 = 4.0;
 
 /// Colours run to this quantile of |v| (larger values are drawn as the ends of the scale).
 const CLIP: f32 = 0.99;
@@ -44,12 +47,12 @@ pub fn Embeddings(p: &Props) -> Html {
     // the matrices, copied once per snapshot (not on every hover)
     let mats = use_memo(p.snapshot.clone(), |s| {
         let e = &s.embeddings;
-        let parts = [&e.word, &e.segment, &e.position, &e.sum].map(|v| Rc::new(v.clone()));
+        let parts = [&e.word, &e.segment, &e.position, &e.sum].map(|v| Mat::new(v.clone()));
         // one colour range for the three parts and their sum, so they compare; clipped at the 99th
         // percentile of |v| (a few outlier dimensions would wash out the rest)
-        let all: Vec<f32> = parts.iter().flat_map(|v| v.iter().copied()).collect();
+        let all: Vec<f32> = parts.iter().flat_map(|v| v.0.iter().copied()).collect();
         let scale = Scale::Diverging(quantile_abs(&all, CLIP));
-        (parts, Rc::new(e.ln_out.clone()), scale, Scale::Diverging(quantile_abs(&e.ln_out, CLIP)))
+        (parts, Mat::new(e.ln_out.clone()), scale, Scale::Diverging(quantile_abs(&e.ln_out, CLIP)))
     });
     let (parts, ln_out, scale, ln_scale) = (&mats.0, &mats.1, mats.2, mats.3);
     if t == 0 || d == 0 {
@@ -65,17 +68,17 @@ pub fn Embeddings(p: &Props) -> Html {
     let tok = |i: usize| s.tokens.get(i).map(|k| show_token(&k.text)).unwrap_or_default();
     let labels = || {
         let items = (0..t).map(|i| {
-            html! { <span class={classes!("lab", (i == row).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(i) } else { String::new() } }</span> }
+            html! { <span key={i} class={classes!("lab", (i == row).then_some("hot"))} style={format!("height: {rh}px")}>{ if labelled { tok(i) } else { String::new() } }</span> }
         });
         html! { <div class="emb-labels"><span class="cap" />{ for items }</div> }
     };
-    let mat = |caption: &str, values: Rc<Vec<f32>>, sc: Scale, testid: &str| {
+    let mat = |caption: &str, values: Mat, sc: Scale, testid: &str| {
         html! {
             <figure class="emb-mat">
                 <figcaption>{ caption.to_string() }</figcaption>
-                <MatrixCanvas values={values} rows={t} cols={d} scale={sc} width={WIDTH} {height}
-                    label={AttrValue::from(format!("{caption}: {t} tokens x {d} dims"))} testid={Some(AttrValue::from(testid.to_string()))}
-                    selected={Some((row, col))} on_select={on_select.clone()} />
+                <MatrixCanvas {values} rows={t} cols={d} scale={sc} size={Some((WIDTH, height))} wrap="mx-wrap" class="mx"
+                    label={AttrValue::from(format!("{caption}: {t} tokens x {d} dims; hover or use the arrow keys to read a cell"))} testid={AttrValue::from(testid.to_string())}
+                    selected={Some((row, col))} on_select={on_select.clone()} pick={Pick::Hover} marker_min={MARKER_MIN} />
             </figure>
         }
     };

@@ -3,7 +3,8 @@
 //! the token's units on it, and the formulas of a picked dimension with their live numbers. The
 //! numbers come from `explain::ffn_detail`.
 
-use super::mat_canvas::MatCanvas;
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Scale};
 use super::{show_token, SnapRef};
 use crate::explain::ffn_detail::FfnDetail;
 use std::rc::Rc;
@@ -17,7 +18,7 @@ pub struct Props {
 }
 
 /// Width of a strip in CSS pixels.
-const STRIP_W: usize = 400;
+const STRIP_W: f64 = 400.0;
 
 /// (key, label, the vector, intermediate-sized) of each strip, in the order of the layer.
 fn strips(d: &FfnDetail) -> Vec<(&'static str, &'static str, &Vec<f32>, bool)> {
@@ -39,7 +40,12 @@ pub fn FfnPanel(p: &Props) -> Html {
     let s = &p.snapshot;
     let dim = use_state(|| 0usize); // picked hidden dimension
     let unit = use_state(|| 0usize); // picked intermediate unit
-    let Some(d) = s.ffn_detail.as_ref() else {
+                                     // the strips' numbers, copied once per snapshot (the canvases draw when these change, not on
+                                     // every pick), and the detail for the chart
+    let mats = use_memo(p.snapshot.clone(), |s| {
+        s.ffn_detail.as_ref().map(|d| (strips(d).into_iter().map(|(.., v, _)| Mat::new(v.clone())).collect::<Vec<_>>(), Rc::new(d.clone())))
+    });
+    let (Some(d), Some((values, detail))) = (s.ffn_detail.as_ref(), mats.as_ref()) else {
         return html! { <p class="placeholder">{ "No FFN detail in this snapshot." }</p> };
     };
     let (layer, token) = (d.layer, d.token);
@@ -63,7 +69,7 @@ pub fn FfnPanel(p: &Props) -> Html {
     };
     let c = (*dim).min(d.hidden().saturating_sub(1));
     let m = (*unit).min(d.intermediate().saturating_sub(1));
-    let rows = strips(d).into_iter().map(|(key, label, v, inter)| {
+    let rows = strips(d).into_iter().zip(values).map(|((key, label, v, inter), values)| {
         let (lo, hi) = v.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         let on_pick = {
             let (dim, unit) = (dim.clone(), unit.clone());
@@ -72,9 +78,10 @@ pub fn FfnPanel(p: &Props) -> Html {
         let picked = Some((0, if inter { m } else { c }));
         let at = if inter { m } else { c };
         html! {
-            <div class="strip" data-strip={key}>
+            <div key={key} class="strip" data-strip={key}>
                 <span class="strip-label">{ label }<small>{ format!(" ({})", v.len()) }</small></span>
-                <MatCanvas values={Rc::new(v.clone())} rows={1} cols={v.len()} {lo} {hi} width={STRIP_W} height={14} {picked} {on_pick}
+                <MatrixCanvas values={values.clone()} rows={1} cols={v.len()} scale={Scale::Range(lo, hi)} size={Some((STRIP_W, 14.0))}
+                    wrap="canvas-wrap mat" attrs={vec![("role", AttrValue::from("button"))]} selected={picked} on_select={on_pick}
                     label={AttrValue::from(format!("{label}, {} numbers; arrow keys pick one", v.len()))} />
                 <span class="strip-value">{ format!("[{at}] = {:.4}", v.get(at).copied().unwrap_or(0.0)) }</span>
             </div>
@@ -88,11 +95,11 @@ pub fn FfnPanel(p: &Props) -> Html {
         };
         match ln {
             Some(ln) => html! {
-                <li class="formula" data-testid="ln-formula" data-which={key} data-dim={c.to_string()} data-x={ln.input[c].to_string()}
+                <li key={key} class="formula" data-testid="ln-formula" data-which={key} data-dim={c.to_string()} data-x={ln.input[c].to_string()}
                     data-mean={ln.mean.to_string()} data-rstd={ln.rstd.to_string()} data-gamma={ln.gamma[c].to_string()}
                     data-beta={ln.beta[c].to_string()} data-value={f.value.to_string()}>{ f.text }</li>
             },
-            None => html! { <li class="formula" data-key={key}>{ f.text }</li> },
+            None => html! { <li key={key} class="formula" data-key={key}>{ f.text }</li> },
         }
     });
     let tok = |i: usize| s.tokens.get(i).map(|t| show_token(&t.text)).unwrap_or_default();
@@ -101,19 +108,19 @@ pub fn FfnPanel(p: &Props) -> Html {
             <div class="pickers">
                 <label>{ "Layer " }
                     <select data-testid="ffn-layer" onchange={on_layer}>
-                        { for (0..s.layers).map(|l| html! { <option value={l.to_string()} selected={l == layer}>{ format!("layer {l}") }</option> }) }
+                        { for (0..s.layers).map(|l| html! { <option key={l} value={l.to_string()} selected={l == layer}>{ format!("layer {l}") }</option> }) }
                     </select>
                 </label>
                 <label>{ "Token " }
                     <select data-testid="ffn-token" onchange={on_token}>
-                        { for (0..s.len()).map(|i| html! { <option value={i.to_string()} selected={i == token}>{ format!("{i}: {}", tok(i)) }</option> }) }
+                        { for (0..s.len()).map(|i| html! { <option key={i} value={i.to_string()} selected={i == token}>{ format!("{i}: {}", tok(i)) }</option> }) }
                     </select>
                 </label>
                 <span class="muted">{ format!("hidden {} → intermediate {} → hidden {}", d.hidden(), d.intermediate(), d.hidden()) }</span>
             </div>
             <div class="ffn-body">
                 <div class="strips">{ for rows }</div>
-                <ActivationChart detail={Rc::new(d.clone())} unit={m} />
+                <ActivationChart detail={detail.clone()} unit={m} />
             </div>
             <p class="hint">{ format!("Click a strip to pick a dimension (hidden: {c}, intermediate unit: {m}). {}", d.ln1.stats()) }</p>
             <ul class="formulas">{ for formulas }</ul>

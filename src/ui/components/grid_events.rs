@@ -1,5 +1,5 @@
 //! The pointer and keyboard handlers every matrix canvas shares: which cell the pointer is over,
-//! and where the arrow keys (Home / End, Enter / Space) move the selected cell. The arithmetic is
+//! where the arrow keys (Home / End, Enter / Space) move the selected cell, and Escape. The arithmetic is
 //! `ui::grid_nav` (tested natively); these only read the event.
 
 use crate::ui::grid_nav::{cell_under, step};
@@ -17,12 +17,32 @@ pub fn on_pointer(rows: usize, cols: usize, cb: Callback<(usize, usize)>) -> Cal
     })
 }
 
-/// A key handler: from `at` (the selected cell, (0, 0) when none) emits where the key moves it.
-pub fn on_arrows(rows: usize, cols: usize, at: Option<(usize, usize)>, cb: Callback<(usize, usize)>) -> Callback<KeyboardEvent> {
+/// A key handler: from `at` (the selected cell, (0, 0) when none) emits where the key moves it;
+/// Escape goes to `escape`, when given.
+pub fn on_keys(
+    rows: usize,
+    cols: usize,
+    at: Option<(usize, usize)>,
+    cb: Callback<(usize, usize)>,
+    escape: Option<Callback<()>>,
+) -> Callback<KeyboardEvent> {
     Callback::from(move |e: KeyboardEvent| {
+        if let (Some(esc), "Escape") = (&escape, e.key().as_str()) {
+            return esc.emit(());
+        }
         if let Some(next) = step(&e.key(), at.unwrap_or((0, 0)), rows, cols) {
             e.prevent_default();
             cb.emit(next);
+        }
+    })
+}
+
+/// A key handler for a grid that is one button: Enter or Space emits (0, 0).
+pub fn on_press(cb: Callback<(usize, usize)>) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            cb.emit((0, 0));
         }
     })
 }

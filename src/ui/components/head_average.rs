@@ -48,8 +48,9 @@ pub fn HeadAverage(p: &DerivedProps) -> Html {
             format!("Ā[{r}, {c}] = (1/(L·H)) Σ_ℓ Σ_h A_ℓ,h[{r}, {c}] = ({sum}) / {} = {}", s.layers * s.heads, fmt_prob(v)),
         ),
     };
-    let options = std::iter::once(html! { <option value="all" selected={layer.is_none()}>{ "all layers" }</option> }).chain(
-        (0..s.layers).map(|l| html! { <option value={l.to_string()} selected={layer == Some(l)}>{ format!("layer {l}") }</option> }),
+    let options = std::iter::once(html! { <option key="all" value="all" selected={layer.is_none()}>{ "all layers" }</option> }).chain(
+        (0..s.layers)
+            .map(|l| html! { <option key={l} value={l.to_string()} selected={layer == Some(l)}>{ format!("layer {l}") }</option> }),
     );
     let terms_attr = terms.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",");
     html! {

@@ -3,10 +3,11 @@
 //! picked cell shows its formula with the live numbers, and the scaled row and its softmax side by
 //! side ("before and after"). The numbers and formulas come from `explain::head_detail`.
 
-use super::mat_canvas::MatCanvas;
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Scale};
 use super::{show_token, SnapRef};
 use crate::explain::colormap::{text_on, viridis_hex};
-use crate::explain::head_detail::{HeadDetail, Mat};
+use crate::explain::head_detail::{self, HeadDetail};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -48,7 +49,7 @@ fn select(label: &str, testid: &str, n: usize, value: usize, word: &str, on: Cal
     html! {
         <label>{ label }
             <select data-testid={testid.to_string()} {onchange}>
-                { for (0..n).map(|i| html! { <option value={i.to_string()} selected={i == value}>{ format!("{word} {i}") }</option> }) }
+                { for (0..n).map(|i| html! { <option key={i} value={i.to_string()} selected={i == value}>{ format!("{word} {i}") }</option> }) }
             </select>
         </label>
     }
@@ -59,7 +60,15 @@ pub fn HeadSteps(p: &Props) -> Html {
     let s = &p.snapshot;
     // (step, row, col) of the picked cell
     let picked = use_state(|| ("softmax", 1usize, 1usize));
-    let Some(d) = s.head_detail.as_ref() else {
+    // each step's numbers and the padding columns, copied once per snapshot (the canvases draw
+    // when these change, not on every pick)
+    let mats = use_memo(p.snapshot.clone(), |s| {
+        s.head_detail.as_ref().map(|d| {
+            let values = CAPTIONS.map(|(step, ..)| Mat::new(d.step(step).expect("every step has a matrix").data.clone()));
+            (values, Rc::new(d.padding.clone()))
+        })
+    });
+    let (Some(d), Some((values, dead))) = (s.head_detail.as_ref(), mats.as_ref()) else {
         return html! { <p class="placeholder">{ "No head detail in this snapshot." }</p> };
     };
     let (layer, head) = (d.layer, d.head);
@@ -72,10 +81,9 @@ pub fn HeadSteps(p: &Props) -> Html {
         Callback::from(move |h: usize| cb.emit((layer, h)))
     };
     let tok = |i: usize| s.tokens.get(i).map(|t| show_token(&t.text)).unwrap_or_default();
-    let dead = Rc::new(d.padding.clone());
     let no_dead = Rc::new(vec![]);
-    let figures = CAPTIONS.iter().map(|&(step, title, formula)| {
-        let m: &Mat = d.step(step).expect("every step has a matrix");
+    let figures = CAPTIONS.iter().zip(values).map(|(&(step, title, formula), values)| {
+        let m: &head_detail::Mat = d.step(step).expect("every step has a matrix");
         let (lo, hi) = if step == "softmax" { (0.0, 1.0) } else { m.range() };
         let (w, h) = size(m.rows, m.cols);
         let on_pick = {
@@ -88,12 +96,13 @@ pub fn HeadSteps(p: &Props) -> Html {
         } else {
             format!("{} × {}", m.rows, m.cols)
         };
+        let label = format!("{title} of layer {layer} head {head}, {shape}; arrow keys pick a cell");
         let dead = if step == "masked" || step == "softmax" { dead.clone() } else { no_dead.clone() };
         html! {
-            <figure class={classes!("step", (picked.0 == step).then_some("on"))} data-step={step}>
+            <figure key={step} class={classes!("step", (picked.0 == step).then_some("on"))} data-step={step}>
                 <figcaption><b>{ title }</b>{ " " }<span class="f">{ formula }</span></figcaption>
-                <MatCanvas values={Rc::new(m.data.clone())} rows={m.rows} cols={m.cols} {lo} {hi} {dead} width={w} height={h}
-                    picked={here} {on_pick} label={AttrValue::from(format!("{title} of layer {layer} head {head}, {shape}; arrow keys pick a cell"))} />
+                <MatrixCanvas values={values.clone()} rows={m.rows} cols={m.cols} scale={Scale::Range(lo, hi)} {dead} size={Some((w as f64, h as f64))}
+                    wrap="canvas-wrap mat" attrs={vec![("role", AttrValue::from("button"))]} selected={here} on_select={on_pick} label={AttrValue::from(label)} />
                 <small class="shape">{ shape }</small>
                 <small class="range">{ format!("{:.3} … {:.3}", lo, hi) }</small>
             </figure>
@@ -145,12 +154,12 @@ fn before_after(d: &HeadDetail, i: usize, tok: &dyn Fn(usize) -> String) -> Html
     let (lo, hi) = d.scaled.range();
     let span = if hi > lo { hi - lo } else { 1.0 };
     let cells = |vals: Vec<Option<f32>>, norm: &dyn Fn(f32) -> f32| -> Html {
-        let tds = vals.into_iter().map(|v| match v {
+        let tds = vals.into_iter().enumerate().map(|(j, v)| match v {
             Some(v) => {
                 let c = norm(v);
-                html! { <td style={format!("background: {}; color: {}", viridis_hex(c), text_on(c))} title={v.to_string()}>{ format!("{v:.3}") }</td> }
+                html! { <td key={j} style={format!("background: {}; color: {}", viridis_hex(c), text_on(c))} title={v.to_string()}>{ format!("{v:.3}") }</td> }
             }
-            None => html! { <td class="dead" title="padding: −∞">{ "−∞" }</td> },
+            None => html! { <td key={j} class="dead" title="padding: −∞">{ "−∞" }</td> },
         });
         html! { <>{ for tds }</> }
     };
@@ -161,7 +170,7 @@ fn before_after(d: &HeadDetail, i: usize, tok: &dyn Fn(usize) -> String) -> Html
             <p class="hint">{ format!("Row {i} (\"{}\") before and after the softmax: the scaled scores become positive weights that sum to 1; the largest score takes the most.", tok(i)) }</p>
             <div class="table-wrap">
                 <table>
-                    <thead><tr><th />{ for (0..t).map(|j| html! { <th scope="col">{ tok(j) }</th> }) }</tr></thead>
+                    <thead><tr><th />{ for (0..t).map(|j| html! { <th key={j} scope="col">{ tok(j) }</th> }) }</tr></thead>
                     <tbody>
                         <tr><th scope="row">{ "scaled scores" }</th>{ cells(scaled, &|v| (v - lo) / span) }</tr>
                         <tr><th scope="row">{ "softmax" }</th>{ cells(probs, &|v| v) }</tr>

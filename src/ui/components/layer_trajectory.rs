@@ -25,18 +25,18 @@ fn chart(title: &str, series: &[Vec<f32>], (lo, hi): (f32, f32), bold: usize, to
     let y = |v: f32| H - PAD - (H - 2.0 * PAD) * (v - lo) / span;
     let line = |s: &Vec<f32>| -> String { s.iter().enumerate().map(|(i, &v)| format!("{:.1},{:.1} ", x(i), y(v))).collect() };
     let others = series.iter().enumerate().filter(|(t, _)| *t != bold).map(|(t, s)| {
-        html! { <polyline points={line(s)} class="other"><title>{ tokens.get(t).cloned().unwrap_or_default() }</title></polyline> }
+        html! { <polyline key={t} points={line(s)} class="other"><title>{ tokens.get(t).cloned().unwrap_or_default() }</title></polyline> }
     });
     let chosen = series.get(bold).map(|s| {
         let dots = s.iter().enumerate().map(|(i, &v)| {
             let layer = if i == 0 { "embeddings".to_string() } else { format!("after layer {}", i - 1) };
-            html! { <circle cx={format!("{:.1}", x(i))} cy={format!("{:.1}", y(v))} r="3.5" class="chosen-dot"><title>{ format!("{layer}: {}", fmt(v)) }</title></circle> }
+            html! { <circle key={i} cx={format!("{:.1}", x(i))} cy={format!("{:.1}", y(v))} r="3.5" class="chosen-dot"><title>{ format!("{layer}: {}", fmt(v)) }</title></circle> }
         });
         html! { <g><polyline points={line(s)} class="chosen" />{ for dots }</g> }
     });
     let labels = (0..n).map(|i| {
         let l = if i == 0 { "emb".to_string() } else { format!("L{}", i - 1) };
-        html! { <text x={format!("{:.1}", x(i))} y={(H - 8.0).to_string()} class="svg-tick mid">{ l }</text> }
+        html! { <text key={i} x={format!("{:.1}", x(i))} y={(H - 8.0).to_string()} class="svg-tick mid">{ l }</text> }
     });
     html! {
         <figure class="traj-chart">

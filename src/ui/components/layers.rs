@@ -13,20 +13,20 @@ pub struct Props {
 #[component]
 pub fn Layers(p: &Props) -> Html {
     let s = &p.snapshot;
-    let head = s.tokens.iter().map(|t| html! { <th scope="col">{ show_token(&t.text) }</th> });
+    let head = s.tokens.iter().enumerate().map(|(i, t)| html! { <th key={i} scope="col">{ show_token(&t.text) }</th> });
     let rows = s.hidden.iter().enumerate().map(|(i, h)| {
         let name = if i == 0 { "embeddings".to_string() } else { format!("after layer {}", i - 1) };
-        let cells = h.norm.iter().zip(&h.cos_prev).map(|(&norm, &cos)| {
+        let cells = h.norm.iter().zip(&h.cos_prev).enumerate().map(|(j, (&norm, &cos))| {
             if i == 0 {
                 // the embeddings have no "before": no colour
-                return html! { <td class="plain" title={format!("|h| = {norm:.3}")}>{ format!("{norm:.1}") }</td> };
+                return html! { <td key={j} class="plain" title={format!("|h| = {norm:.3}")}>{ format!("{norm:.1}") }</td> };
             }
             let c = cos.clamp(0.0, 1.0);
             let style = format!("background: {}; color: {}", viridis_hex(c), text_on(c));
-            html! { <td {style} title={format!("|h| = {norm:.3}, cos with the vector before = {cos:.4}")}>{ format!("{norm:.1}") }</td> }
+            html! { <td key={j} {style} title={format!("|h| = {norm:.3}, cos with the vector before = {cos:.4}")}>{ format!("{norm:.1}") }</td> }
         });
         html! {
-            <tr>
+            <tr key={i}>
                 <th scope="row">{ name }<small>{ format!(" mean {:.3}, std {:.3}", h.mean, h.std) }</small></th>
                 { for cells }
             </tr>

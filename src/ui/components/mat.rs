@@ -1,8 +1,9 @@
-//! The values of an N x N matrix, shared between the views that draw and export it without copying.
+//! The values of a matrix, shared between the views that draw and export it without copying.
 
 use std::rc::Rc;
 
-/// (N*N) row-major values shared by the views; equal when they are the same allocation.
+/// (rows * cols) row-major values shared by the views; equal when they are the same allocation (a
+/// canvas keyed on them draws again only for new numbers).
 #[derive(Clone, Debug)]
 pub struct Mat(pub Rc<Vec<f32>>);
 

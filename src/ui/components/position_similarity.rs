@@ -2,7 +2,9 @@
 //! for the fixed sinusoidal encoding and for the model's learned position table.
 
 use super::embeddings::term;
-use super::matrix_canvas::{MatrixCanvas, Scale};
+use super::embeddings::MARKER_MIN;
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Pick, Scale};
 use super::value_legend::ValueLegend;
 use crate::explain::embeddings::PositionView;
 use std::rc::Rc;
@@ -20,7 +22,7 @@ pub fn PositionSimilarity(p: &Props) -> Html {
     let v = &p.positions;
     let n = v.positions;
     let selected = use_state(|| (4usize, 8usize));
-    let mats = use_memo(p.positions.clone(), |v| (Rc::new(v.pe_similarity.clone()), v.learned_similarity.clone().map(Rc::new)));
+    let mats = use_memo(p.positions.clone(), |v| (Mat::new(v.pe_similarity.clone()), v.learned_similarity.clone().map(Mat::new)));
     if n == 0 {
         return html! {};
     }
@@ -34,10 +36,10 @@ pub fn PositionSimilarity(p: &Props) -> Html {
         Some(m) => html! {
             <figure class="sim">
                 <figcaption>{ "learned: the model's position table" }</figcaption>
-                <MatrixCanvas values={m.clone()} rows={n} cols={n} {scale} width={SIDE} height={SIDE}
-                    label="cosine similarity of learned position embeddings" testid={Some(AttrValue::from("learned-similarity"))}
-                    selected={Some((i, j))} on_select={on_select.clone()} />
-                <p class="formula">{ format!("cos(E_pos[{i}], E_pos[{j}]) = {}", term(m[i * n + j])) }</p>
+                <MatrixCanvas values={m.clone()} rows={n} cols={n} {scale} size={Some((SIDE, SIDE))} wrap="mx-wrap" class="mx"
+                    label="cosine similarity of learned position embeddings; hover or use the arrow keys to read a cell" testid="learned-similarity"
+                    selected={Some((i, j))} on_select={on_select.clone()} pick={Pick::Hover} marker_min={MARKER_MIN} />
+                <p class="formula">{ format!("cos(E_pos[{i}], E_pos[{j}]) = {}", term(m.0[i * n + j])) }</p>
             </figure>
         },
         None => html! {
@@ -53,10 +55,10 @@ pub fn PositionSimilarity(p: &Props) -> Html {
             <div class="sims">
                 <figure class="sim">
                     <figcaption>{ "sinusoidal: cos(PE[i], PE[j])" }</figcaption>
-                    <MatrixCanvas values={mats.0.clone()} rows={n} cols={n} {scale} width={SIDE} height={SIDE}
-                        label="cosine similarity of sinusoidal position encodings" testid={Some(AttrValue::from("sinusoidal-similarity"))}
-                        selected={Some((i, j))} on_select={on_select.clone()} />
-                    <p class="formula">{ format!("cos(PE[{i}], PE[{j}]) = {}", term(mats.0[i * n + j])) }</p>
+                    <MatrixCanvas values={mats.0.clone()} rows={n} cols={n} {scale} size={Some((SIDE, SIDE))} wrap="mx-wrap" class="mx"
+                        label="cosine similarity of sinusoidal position encodings; hover or use the arrow keys to read a cell" testid="sinusoidal-similarity"
+                        selected={Some((i, j))} on_select={on_select.clone()} pick={Pick::Hover} marker_min={MARKER_MIN} />
+                    <p class="formula">{ format!("cos(PE[{i}], PE[{j}]) = {}", term(mats.0 .0[i * n + j])) }</p>
                 </figure>
                 { learned }
             </div>

@@ -28,7 +28,7 @@ pub fn Predictions(p: &Props) -> Html {
         let rows = m.top.iter().map(|x| {
             let width = format!("width: {:.1}%", (x.prob * 100.0).clamp(0.0, 100.0));
             html! {
-                <li data-token={x.token.clone()} data-prob={x.prob.to_string()} data-id={x.id.to_string()}>
+                <li key={x.id} data-token={x.token.clone()} data-prob={x.prob.to_string()} data-id={x.id.to_string()}>
                     <span class="word">{ x.token.clone() }</span>
                     <span class="bar"><span class="fill" style={width} /></span>
                     <span class="prob">{ fmt_prob(x.prob) }</span>
@@ -36,7 +36,7 @@ pub fn Predictions(p: &Props) -> Html {
             }
         });
         html! {
-            <div class="mask-group" data-position={m.position.to_string()}>
+            <div key={m.position} class="mask-group" data-position={m.position.to_string()}>
                 <h3>{ head }</h3>
                 <ol>{ for rows }</ol>
             </div>

@@ -3,7 +3,9 @@
 //! selected cell. Each sin/cos column pair is one frequency: fast on the left, slow on the right.
 
 use super::embeddings::term;
-use super::matrix_canvas::{MatrixCanvas, Scale};
+use super::embeddings::MARKER_MIN;
+use super::mat::Mat;
+use super::matrix_canvas::{MatrixCanvas, Pick, Scale};
 use super::value_legend::ValueLegend;
 use crate::explain::embeddings::PositionView;
 use std::rc::Rc;
@@ -19,7 +21,7 @@ pub fn Sinusoid(p: &Props) -> Html {
     let v = &p.positions;
     let (np, d, h) = (v.positions, v.dims, v.hidden);
     let selected = use_state(|| (5usize, 0usize));
-    let values = use_memo(p.positions.clone(), |v| Rc::new(v.pe.clone()));
+    let values = use_memo(p.positions.clone(), |v| Mat::new(v.pe.clone()));
     if np == 0 || d == 0 {
         return html! {};
     }
@@ -37,8 +39,9 @@ pub fn Sinusoid(p: &Props) -> Html {
         <div class="sinusoid" data-testid="sinusoid" data-positions={np.to_string()} data-dims={d.to_string()} data-hidden={h.to_string()}>
             <p class="hint">{ format!("PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), d = {h}: positions 0 to {} down, dimensions{capped} across. Each pair of columns is a wave of its own frequency, fast on the left, slow on the right, so every position gets a different pattern.", np - 1) }</p>
             <div class="sin-body">
-                <MatrixCanvas values={(*values).clone()} rows={np} cols={d} scale={Scale::Diverging(1.0)} width={256.0} height={(np * 4) as f64}
-                    label="sinusoidal position encoding" testid={Some(AttrValue::from("pe-matrix"))} selected={Some((pos, j))} {on_select} />
+                <MatrixCanvas values={(*values).clone()} rows={np} cols={d} scale={Scale::Diverging(1.0)} size={Some((256.0, (np * 4) as f64))}
+                    wrap="mx-wrap" class="mx" label="sinusoidal position encoding; hover or use the arrow keys to read a cell" testid="pe-matrix" selected={Some((pos, j))} {on_select}
+                    pick={Pick::Hover} marker_min={MARKER_MIN} />
                 <div class="readouts" data-testid="pe-formula" data-pos={pos.to_string()} data-dim={j.to_string()} data-value={value.to_string()}>
                     <p class="readout">{ format!("position {pos}, dimension {j} ({} of pair i = {i})", if j % 2 == 0 { "sin" } else { "cos" }) }</p>
                     <p class="formula">{ format!("PE[{pos}, {j}] = {f}({pos} / 10000^({}/{h})) = {f}({pos} × {w:.6}) = {}", 2 * i, term(value)) }</p>

@@ -33,7 +33,7 @@ pub fn Tokens(p: &Props) -> Html {
             Callback::from(move |_: MouseEvent| cb.emit(i))
         });
         html! {
-            <button class={class} data-id={t.id.to_string()} data-index={i.to_string()}
+            <button key={i} class={class} data-id={t.id.to_string()} data-index={i.to_string()}
                 data-segment={t.segment.to_string()} data-special={t.special.to_string()}
                 disabled={t.special} title={title} aria-pressed={t.masked_from.is_some().to_string()} {onclick}>
                 <span class="piece">{ show_token(&t.text) }</span>

@@ -134,21 +134,21 @@ pub fn LineChart(p: &ChartProps) -> Html {
     {
         let canvas = canvas.clone();
         let spec = Spec { lines: p.lines.clone(), x_max: p.x_max, y_zero: p.y_zero };
-        // every render (the props changed) draws again
-        use_effect(move || {
+        // drawn when the lines or the axes change, and when the chart comes on screen
+        use_effect_with((spec, p.visible), move |(spec, _)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                let _ = draw(&c, &spec);
+                let _ = draw(&c, spec);
             }
         });
     }
     let legend = p.lines.iter().filter(|l| l.style != Style::Faint).map(|l| {
-        html! { <span class="key"><span class="swatch" style={format!("background:{}", l.color)} />{ l.label }</span> }
+        html! { <span key={l.label} class="key"><span class="swatch" style={format!("background:{}", l.color)} />{ l.label }</span> }
     });
     html! {
         <figure class="chart">
             <figcaption>
                 <span class="chart-title">{ p.title.clone() }</span>
-                { for p.latest.clone().map(|v| html! { <span class="latest">{ v }</span> }) }
+                { p.latest.clone().map(|v| html! { <span class="latest">{ v }</span> }).unwrap_or_default() }
                 <span class="keys">{ for legend }</span>
             </figcaption>
             <canvas ref={canvas} data-testid={p.testid.clone()} data-values={p.values.clone()}
@@ -158,6 +158,7 @@ pub fn LineChart(p: &ChartProps) -> Html {
 }
 
 /// What `draw` needs of the props.
+#[derive(PartialEq)]
 struct Spec {
     lines: Vec<Line>,
     x_max: f64,

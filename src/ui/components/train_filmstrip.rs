@@ -73,16 +73,16 @@ fn Matrix(p: &MatrixProps) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (values, labels, diff) = (p.values.clone(), p.labels.clone(), p.diff);
-        use_effect(move || {
+        // drawn when the numbers, the labels or the scale change
+        use_effect_with((p.values.clone(), p.labels.clone(), p.diff), move |(values, labels, diff)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                match diff {
+                match *diff {
                     // each head scaled to its own largest weight: spread-out heads stay visible
                     None => {
-                        let m = abs_max(&values);
-                        draw_matrix(&c, &values, &labels, &|v| viridis(v / m))
+                        let m = abs_max(values);
+                        draw_matrix(&c, values, labels, &|v| viridis(v / m))
                     }
-                    Some(m) => draw_matrix(&c, &values, &labels, &|v| diverging(v / m)),
+                    Some(m) => draw_matrix(&c, values, labels, &|v| diverging(v / m)),
                 };
             }
         });
@@ -104,7 +104,7 @@ fn guesses(f: &Frame) -> Html {
             { for f.predictions.iter().map(|g| {
                 let width = format!("width: {:.1}%", (g.prob * 100.0).clamp(0.0, 100.0));
                 html! {
-                    <li data-token={g.token.clone()}>
+                    <li key={g.id} data-token={g.token.clone()}>
                         <span class="word">{ g.token.clone() }</span>
                         <span class="bar"><span class="fill" style={width} /></span>
                         <span class="prob">{ format!("{:.3}", g.prob) }</span>
@@ -198,13 +198,13 @@ pub fn Filmstrip(p: &Props) -> Html {
     for l in 0..fb.layers {
         for h in 0..fb.heads {
             heads.push(html! {
-                <Matrix values={Rc::new(fb.head(l, h).to_vec())} labels={labels_b.clone()} diff={None}
+                <Matrix key={format!("{l}-{h}")} values={Rc::new(fb.head(l, h).to_vec())} labels={labels_b.clone()} diff={None}
                     caption={AttrValue::from(format!("layer {l} · head {h} at step {} (brightest = {:.2})", fb.step, abs_max(fb.head(l, h))))} />
             });
             if let Some(d) = head_diff(&fa, &fb, l, h) {
                 let m = abs_max(&d);
                 diffs.push(html! {
-                    <Matrix values={Rc::new(d)} labels={labels_b.clone()} diff={Some(m)}
+                    <Matrix key={format!("{l}-{h}")} values={Rc::new(d)} labels={labels_b.clone()} diff={Some(m)}
                         caption={AttrValue::from(format!("layer {l} · head {h}: step {} − step {} (±{:.2})", fb.step, fa.step, m))} />
                 });
             }

@@ -23,7 +23,7 @@ fn pct(n: usize, of: usize) -> String {
     }
 }
 
-fn cell(c: &MaskCell) -> Html {
+fn cell(j: usize, c: &MaskCell) -> Html {
     let (class, tag) = match c.action {
         MaskAction::None => ("", None),
         MaskAction::Masked => ("masked", Some("[MASK]")),
@@ -32,7 +32,7 @@ fn cell(c: &MaskCell) -> Html {
     };
     let guesses = c.guesses.iter().map(|g| {
         let hit = g.token == c.original;
-        html! { <li class={classes!(hit.then_some("hit"))}>{ format!("{} {:.0}%", g.token, g.prob * 100.0) }</li> }
+        html! { <li key={g.id} class={classes!(hit.then_some("hit"))}>{ format!("{} {:.0}%", g.token, g.prob * 100.0) }</li> }
     });
     let title = match c.action {
         MaskAction::None => "not chosen: no loss here".to_string(),
@@ -41,7 +41,7 @@ fn cell(c: &MaskCell) -> Html {
         MaskAction::Unchanged => format!("chosen → left as \"{}\"; the model must still guess it", c.original),
     };
     html! {
-        <span class={classes!("mcell", class, c.special.then_some("special"), (c.segment == 1).then_some("seg1"))}
+        <span key={j} class={classes!("mcell", class, c.special.then_some("special"), (c.segment == 1).then_some("seg1"))}
             data-action={format!("{:?}", c.action).to_lowercase()} title={title}>
             <span class="in">{ c.input.clone() }</span>
             { for tag.filter(|_| c.action != MaskAction::Masked || c.input != c.original).map(|_| html! {
@@ -59,9 +59,9 @@ fn row(i: usize, r: &MaskRow) -> Html {
         html! { <span class={classes!("nsp-tag", if n { "isnext" } else { "notnext" })}>{ format!("{label}{model}") }</span> }
     });
     html! {
-        <div class="mrow" data-row={i.to_string()}>
+        <div key={i} class="mrow" data-row={i.to_string()}>
             <div class="mrow-head"><b>{ format!("Sequence {}", i + 1) }</b>{ for nsp }</div>
-            <div class="mcells">{ for r.cells.iter().map(cell) }</div>
+            <div class="mcells">{ for r.cells.iter().enumerate().map(|(j, c)| cell(j, c)) }</div>
         </div>
     }
 }

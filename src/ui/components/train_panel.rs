@@ -142,7 +142,7 @@ pub fn TrainPanel(p: &Props) -> Html {
             <p class="downloads" data-testid="train-downloads">
                 { "Download: " }
                 { for v.links.iter().map(|(name, size, url)| html! {
-                    <a href={url.clone()} download={name.clone()}>{ format!("{name} ({:.1} KB)", *size as f64 / 1024.0) }</a>
+                    <a key={name.clone()} href={url.clone()} download={name.clone()}>{ format!("{name} ({:.1} KB)", *size as f64 / 1024.0) }</a>
                 }) }
             </p>
         }
@@ -193,8 +193,10 @@ pub fn TrainPanel(p: &Props) -> Html {
                     title={format!("the worker's memory: {:.1} MB", v.worker_memory as f64 / 1e6)}>
                     { if v.rate > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", v.rate, v.ms_per_step) } else { String::new() } }</span>
             </div>
-            { for v.error.clone().map(|m| html! { <p class="error" data-testid="train-error" role="alert">{ m }</p> }) }
-            { for info }
+            // one child each, there or not (a child that comes and goes would have the DOM diff
+            // rebuild the form and the buttons above it)
+            { v.error.clone().map(|m| html! { <p class="error" data-testid="train-error" role="alert">{ m }</p> }).unwrap_or_default() }
+            { info.unwrap_or_default() }
             <div class="controls after">
                 <button data-testid="train-save" onclick={ctl(Control::Save)} disabled={!v.has_run || running}>{ "Save the model (config.json, model.safetensors, tokenizer.json)" }</button>
                 <label class="radio">

@@ -16,6 +16,7 @@ pub fn ValueLegend(p: &Props) -> Html {
     let (gradient, ticks) = match p.scale {
         Scale::Diverging(m) => (diverging::css_gradient(), [-m, 0.0, m]),
         Scale::Sequential(m) => (colormap::css_gradient(), [0.0, m / 2.0, m]),
+        Scale::Range(lo, hi) => (colormap::css_gradient(), [lo, (lo + hi) / 2.0, hi]),
     };
     let ticks = ticks.iter().zip([0, 50, 100]).map(|(t, at)| {
         html! { <span class="tick" style={format!("left: {at}%")}>{ format!("{t:.3}") }</span> }
