@@ -76,7 +76,8 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
         truncated: s.truncated,
         forward_ms: s.forward_ms,
         device: s.device.clone(),
-        // the step-by-step details index the full sequence: not carried into this view
+        // the step-by-step details and the task output index the full sequence: not carried here
+        task: None,
         head_detail: None,
         ffn_detail: None,
         embeddings: Default::default(),
@@ -197,6 +198,7 @@ mod tests {
             is_next: None,
             heads_off: vec![],
             truncated: false,
+            task: None,
             forward_ms: 0.0,
             device: String::new(),
             head_detail: None,

@@ -8,9 +8,11 @@ use super::head_detail::{head_detail, HeadDetail};
 pub use super::layer_summary::{summarise_hidden, LayerSummary};
 use crate::bundle::Bert;
 use crate::config::count_params;
+use crate::config::TaskKind;
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::explain::embeddings::{embedding_view, EmbeddingView};
+use crate::infer::task::{best_per_row, best_spans, ranked, LabelProb, Span};
 use crate::infer::{batch_of, top_k};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::tokenize::Encoded;
@@ -139,6 +141,22 @@ pub struct Snapshot {
     /// What layer 0 reads: token, segment, position embeddings, their sum, LayerNorm (first dims),
     /// and attention without training (cosine of token embeddings).
     pub embeddings: EmbeddingView,
+    /// A fine-tuned model's answer: its classes, its tags, or the answer span.
+    pub task: Option<TaskOutput>,
+}
+
+/// What a task head says about the input (`infer::task`'s formats).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TaskOutput {
+    /// Every label, most probable first.
+    Classes(Vec<LabelProb>),
+    /// A one-output (regression) head's score.
+    Score(f32),
+    /// The most probable tag of every token.
+    Tags(Vec<LabelProb>),
+    /// The best spans of the second sentence (the context) for the first (the question), and the
+    /// start and end logits of every token. No span without a second sentence.
+    Answer { spans: Vec<Span>, start_logits: Vec<f32>, end_logits: Vec<f32> },
 }
 
 impl Snapshot {
@@ -256,6 +274,19 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         }
     }
 
+    let task = trace.task.as_ref().map(|tt| match tt.kind {
+        TaskKind::SequenceClassification if bert.cfg.is_regression() => TaskOutput::Score(tt.logits[[0, 0]]),
+        TaskKind::SequenceClassification => TaskOutput::Classes(ranked(bert, tt.logits.row(0).as_slice().expect("contiguous"))),
+        TaskKind::TokenClassification => TaskOutput::Tags(best_per_row(bert, &tt.logits)),
+        TaskKind::QuestionAnswering => TaskOutput::Answer {
+            spans: match &req.pair {
+                Some(context) if pair => best_spans(&enc, context, &tt.logits, 3),
+                _ => vec![],
+            },
+            start_logits: tt.logits.column(0).to_vec(),
+            end_logits: tt.logits.column(1).to_vec(),
+        },
+    });
     let hidden = summarise_hidden(&trace.hidden);
     let embeddings = embedding_view(bert, &enc.input_ids, &enc.token_type_ids, trace);
 
@@ -298,6 +329,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         head_detail: req.head_steps.then(|| head_detail(bert, trace, req.head_focus.0, req.head_focus.1)),
         ffn_detail: req.ffn_steps.then(|| ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
         embeddings,
+        task,
     }
 }
 

@@ -121,3 +121,40 @@ fn snapshots_round_trip_through_serde() {
     assert_eq!((info.layers, info.heads, info.hidden, info.vocab), (2, 3, 12, 15));
     assert!(info.has_mlm && !info.has_nsp && info.params > 0);
 }
+
+#[test]
+fn a_fine_tuned_models_answer_comes_with_the_snapshot() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models");
+    let cls = Bert::from_dir(&dir.join("task_seqcls")).unwrap();
+    let s = build(&cls, &req("the cat sat")).unwrap();
+    match s.task {
+        Some(TaskOutput::Classes(l)) => {
+            assert_eq!(l.len(), 3);
+            assert!(l.windows(2).all(|w| w[0].prob >= w[1].prob), "most probable first");
+            assert!((l.iter().map(|x| x.prob).sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!(l.iter().any(|x| x.label == "neutral"));
+        }
+        other => panic!("classes expected, got {other:?}"),
+    }
+    let tagger = Bert::from_dir(&dir.join("task_tokcls")).unwrap();
+    let s = build(&tagger, &req("the cat sat on the mat")).unwrap();
+    match &s.task {
+        Some(TaskOutput::Tags(t)) => assert_eq!(t.len(), s.tokens.len()),
+        other => panic!("tags expected, got {other:?}"),
+    }
+    let qa = Bert::from_dir(&dir.join("task_qa")).unwrap();
+    let with_context = build(&qa, &Request { pair: Some("the cat sat on the mat".into()), ..req("where did the cat sit") }).unwrap();
+    match &with_context.task {
+        Some(TaskOutput::Answer { spans, start_logits, end_logits }) => {
+            assert_eq!((start_logits.len(), end_logits.len()), (with_context.tokens.len(), with_context.tokens.len()));
+            let first_ctx = with_context.tokens.iter().position(|t| t.segment == 1).unwrap();
+            assert!(!spans.is_empty() && spans.iter().all(|s| s.start >= first_ctx && s.start <= s.end));
+            assert!("the cat sat on the mat".contains(&spans[0].text));
+        }
+        other => panic!("an answer expected, got {other:?}"),
+    }
+    let no_context = build(&qa, &req("where did the cat sit")).unwrap();
+    assert!(matches!(no_context.task, Some(TaskOutput::Answer { ref spans, .. }) if spans.is_empty()), "no context, no span");
+    // a pre-trained model has none
+    assert!(build(&model(Heads::MASKED_LM), &req("the [MASK] sat")).unwrap().task.is_none());
+}

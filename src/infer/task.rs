@@ -10,10 +10,10 @@ use crate::error::{BertError, Result};
 use crate::model::forward::{ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::span_logits;
 use crate::tokenize::Encoded;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One label and its probability.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LabelProb {
     pub label: String,
     pub id: usize,
@@ -38,7 +38,7 @@ pub struct Tagged {
 }
 
 /// One answer span: token positions (inclusive) inside the context segment and its text.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Span {
     pub text: String,
     pub start: usize,
@@ -74,54 +74,28 @@ async fn run(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>)
     Ok((enc, trace))
 }
 
-fn label_probs(bert: &Bert, logits: &[f32]) -> Vec<LabelProb> {
+/// Every label of one logits row with its probability, in id order.
+pub fn label_probs(bert: &Bert, logits: &[f32]) -> Vec<LabelProb> {
     let mut p = logits.to_vec();
     softmax_row(&mut p);
     p.iter().enumerate().map(|(id, &prob)| LabelProb { label: bert.cfg.label_name(id), id, prob }).collect()
 }
 
-/// The labels of `text` (and `pair`) from a sequence classifier.
-pub async fn classify(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>) -> Result<Classified> {
-    head_of(bert, TaskKind::SequenceClassification)?;
-    let (enc, trace) = run(backend, bert, text, pair).await?;
-    let logits = trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits.row(0).to_vec();
-    if bert.cfg.is_regression() {
-        return Ok(Classified { tokens: enc.tokens, labels: None, score: logits.first().copied() });
-    }
-    let mut labels = label_probs(bert, &logits);
+/// Every label, most probable first.
+pub fn ranked(bert: &Bert, logits: &[f32]) -> Vec<LabelProb> {
+    let mut labels = label_probs(bert, logits);
     labels.sort_by(|a, b| b.prob.total_cmp(&a.prob).then(a.id.cmp(&b.id)));
-    Ok(Classified { tokens: enc.tokens, labels: Some(labels), score: None })
+    labels
 }
 
-/// The most probable tag of every token from a token classifier.
-pub async fn tag(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>) -> Result<Tagged> {
-    head_of(bert, TaskKind::TokenClassification)?;
-    let (enc, trace) = run(backend, bert, text, pair).await?;
-    let logits = &trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits;
-    let tags = logits
-        .rows()
-        .into_iter()
-        .map(|row| {
-            let all = label_probs(bert, row.as_slice().expect("contiguous"));
-            all.into_iter().fold(None::<LabelProb>, |best, l| match best {
-                Some(b) if b.prob >= l.prob => Some(b),
-                _ => Some(l),
-            })
-        })
-        .map(|l| l.expect("at least one label"))
-        .collect();
-    Ok(Tagged { tokens: enc.tokens, tags })
+/// The most probable label of every row of `logits` (T, L).
+pub fn best_per_row(bert: &Bert, logits: &ndarray::Array2<f32>) -> Vec<LabelProb> {
+    logits.rows().into_iter().map(|row| ranked(bert, row.as_slice().expect("contiguous")).swap_remove(0)).collect()
 }
 
-/// The `top_k` best answer spans of `question` in `context` from a question-answering head: both
-/// ends inside the context segment, `start <= end < start + MAX_ANSWER_TOKENS`, best score first.
-pub async fn answer(backend: &mut Backend, bert: &Bert, question: &str, context: &str, top_k: usize) -> Result<Answered> {
-    head_of(bert, TaskKind::QuestionAnswering)?;
-    if context.trim().is_empty() {
-        return Err(BertError::Input("the context is empty: there is nowhere to find an answer".into()));
-    }
-    let (enc, trace) = run(backend, bert, question, Some(context)).await?;
-    let logits = &trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits;
+/// The `top_k` best spans inside the context (the pair segment) of `enc`, from the (T, 2) start and
+/// end logits of one sequence: `start <= end < start + MAX_ANSWER_TOKENS`, best score first.
+pub fn best_spans(enc: &Encoded, context: &str, logits: &ndarray::Array2<f32>, top_k: usize) -> Vec<Span> {
     let t = enc.tokens.len();
     let (starts, ends) = (span_logits(logits.view(), 1, t, 0), span_logits(logits.view(), 1, t, 1));
     let in_context: Vec<usize> = (0..t).filter(|&i| enc.sequence[i] == Some(1)).collect();
@@ -135,5 +109,38 @@ pub async fn answer(backend: &mut Backend, bert: &Bert, question: &str, context:
     }
     spans.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.start.cmp(&b.start)).then(a.end.cmp(&b.end)));
     spans.truncate(top_k.max(1));
+    spans
+}
+
+/// The labels of `text` (and `pair`) from a sequence classifier.
+pub async fn classify(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>) -> Result<Classified> {
+    head_of(bert, TaskKind::SequenceClassification)?;
+    let (enc, trace) = run(backend, bert, text, pair).await?;
+    let logits = trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits.row(0).to_vec();
+    if bert.cfg.is_regression() {
+        return Ok(Classified { tokens: enc.tokens, labels: None, score: logits.first().copied() });
+    }
+    Ok(Classified { tokens: enc.tokens, labels: Some(ranked(bert, &logits)), score: None })
+}
+
+/// The most probable tag of every token from a token classifier.
+pub async fn tag(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>) -> Result<Tagged> {
+    head_of(bert, TaskKind::TokenClassification)?;
+    let (enc, trace) = run(backend, bert, text, pair).await?;
+    let logits = &trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits;
+    let tags = best_per_row(bert, logits);
+    Ok(Tagged { tokens: enc.tokens, tags })
+}
+
+/// The `top_k` best answer spans of `question` in `context` from a question-answering head: both
+/// ends inside the context segment, `start <= end < start + MAX_ANSWER_TOKENS`, best score first.
+pub async fn answer(backend: &mut Backend, bert: &Bert, question: &str, context: &str, top_k: usize) -> Result<Answered> {
+    head_of(bert, TaskKind::QuestionAnswering)?;
+    if context.trim().is_empty() {
+        return Err(BertError::Input("the context is empty: there is nowhere to find an answer".into()));
+    }
+    let (enc, trace) = run(backend, bert, question, Some(context)).await?;
+    let logits = &trace.task.as_ref().ok_or_else(|| BertError::Input("the forward ran no task head".into()))?.logits;
+    let spans = best_spans(&enc, context, logits, top_k);
     Ok(Answered { tokens: enc.tokens, answers: spans })
 }

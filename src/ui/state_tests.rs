@@ -57,6 +57,7 @@ fn snap(seq: u64) -> Box<Snapshot> {
         is_next: None,
         heads_off: vec![],
         truncated: false,
+        task: None,
         forward_ms: 1.0,
         device: String::new(),
         head_detail: None,

@@ -242,6 +242,14 @@ mod tests {
             FromEngine::Loaded { info: info.clone(), bytes: 8_800_000, ms: 612.5 },
             FromEngine::LoadFailed("config.json: HTTP 404".into()),
             FromEngine::Snapshot(Box::new(snap.clone())),
+            FromEngine::Snapshot(Box::new({
+                // a fine-tuned model's snapshot carries its task output
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/task_qa");
+                let qa = Bert::from_dir(&dir).unwrap();
+                let s = build(&qa, &Request { pair: Some("the cat sat on the mat".into()), ..req.clone() }).unwrap();
+                assert!(s.task.is_some());
+                s
+            })),
             FromEngine::Failed { seq: 4, message: "the text is empty".into() },
             FromEngine::Compare { seq: 9, predictions: snap.predictions.clone() },
             FromEngine::ModelChanged { info: info.clone(), trained: true },
