@@ -143,7 +143,7 @@ async function main() {
     const page = await ctx.newPage();
     page.on("pageerror", (e) => pageErrors.push(String(e)));
     page.on("response", (r) => {
-      if (r.status() >= 400 && !/\/models\/(broken|missing)\//.test(r.url())) httpErrors.push(`${r.status()} ${r.url()}`);
+      if (r.status() >= 400 && !/\/models\/(broken|missing|fixture)\//.test(r.url())) httpErrors.push(`${r.status()} ${r.url()}`);
     });
     page.on("request", (r) => {
       const u = r.url();

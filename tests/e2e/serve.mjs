@@ -1,6 +1,7 @@
 // A static file server for dist/ on 127.0.0.1 (a free port), for the e2e suite. Besides the files it
 // serves a broken model at /models/broken/ (a truncated checkpoint), the base bert-tiny
-// (www/models/bert-tiny-base/) at /models/base/ for loading another model, and can stream the default
+// (www/models/bert-tiny-base/) at /models/base/ for loading another model, the fine-tuned fixture
+// models at /models/fixture/<name>/, and can stream the default
 // model's weights slowly, so the progress bar can be seen moving.
 import http from "node:http";
 import fs from "node:fs";
@@ -8,6 +9,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const BASE_MODEL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "www", "models", "bert-tiny-base");
+// the fine-tuned fixture models (random BertForSequenceClassification, ...TokenClassification,
+// ...QuestionAnswering) at /models/fixture/<name>/
+const FIXTURE_MODELS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "models");
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -59,6 +63,11 @@ export async function serve(root) {
     if (rel.startsWith("/models/broken/")) {
       const make = broken[rel.slice("/models/broken/".length)];
       return make ? send(200, make(), "application/octet-stream") : send(404, Buffer.from("not found"), "text/plain");
+    }
+    if (rel.startsWith("/models/fixture/")) {
+      const [name, file] = rel.slice("/models/fixture/".length).split("/");
+      const f = path.join(FIXTURE_MODELS, path.basename(name || ""), path.basename(file || ""));
+      return name && file && fs.existsSync(f) ? send(200, fs.readFileSync(f), TYPES[path.extname(f)] || "application/octet-stream") : send(404, Buffer.from("not found"), "text/plain");
     }
     if (rel.startsWith("/models/base/")) {
       const name = path.basename(rel);

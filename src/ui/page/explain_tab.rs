@@ -5,7 +5,7 @@
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
     Ablation, AttentionPanel, BeforePredictions, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory, Layers, Predictions, SnapRef,
-    TextInput, Tokens,
+    TaskPanel, TextInput, Tokens,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -58,6 +58,7 @@ pub fn ExplainTab(p: &Props) -> Html {
         }
     });
 
+    let has_task = snap.as_ref().is_some_and(|s| s.task.is_some());
     html! {
         <div class="explain-view" hidden={p.hidden}>
             <section class="card inputs">
@@ -80,8 +81,9 @@ pub fn ExplainTab(p: &Props) -> Html {
             </section>
 
             <section class="card">
-                <h2>{ "3. Masked-word predictions" }</h2>
+                <h2>{ if has_task { "3. What the fine-tuned head says" } else { "3. Masked-word predictions" } }</h2>
                 { match &snap {
+                    Some(s) if s.task.is_some() => html! { <TaskPanel snapshot={s.clone()} /> },
                     Some(s) => {
                         let after = html! {
                             <Predictions snapshot={s.clone()} has_pair={!state.pair.trim().is_empty()}
