@@ -1,5 +1,7 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer, inspect,
 //! grad, train, cloze, convert, params).
+//! Over 400 lines because clap wants every subcommand's arguments in one tree; each command's work
+//! is a short function that calls the library.
 
 // Large activations are allocated every forward; mimalloc reuses them instead of faulting in
 // fresh pages from the OS each time (about a fifth of a bert-tiny forward with glibc malloc).
