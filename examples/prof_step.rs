@@ -19,7 +19,7 @@ fn main() {
     let ids: Vec<usize> = (0..n).map(|_| 1000 + rng.below(20000)).collect();
     let batch = Batch { b, t, input_ids: ids.clone(), token_type_ids: vec![0; n], attention_mask: vec![1; n] };
     let labels: Vec<i64> = ids.iter().map(|&id| if rng.uniform() < 0.15 { id as i64 } else { -100 }).collect();
-    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None };
+    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
     let mut opt = AdamW::new(&p, AdamWConfig::default());
     if std::env::var("MODE").as_deref() == Ok("fwd") {
         let o = bertscope::model::ForwardOptions { mlm_rows: bertscope::model::MlmRows::None, ..Default::default() };
