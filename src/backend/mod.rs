@@ -8,7 +8,7 @@
 
 mod optimizer;
 
-pub use optimizer::{EvalStats, Optimizer, StepStats};
+pub use optimizer::{task_eval, EvalStats, Optimizer, StepStats};
 
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};

@@ -132,6 +132,17 @@ impl Optimizer {
         }
     }
 
+    /// A forward of `batch` with the weights being trained (dropout off, no MLM rows): the task
+    /// head's logits for its answers.
+    pub async fn predict(&self, params: &BertParams<f32>, cfg: &BertConfig, batch: &Batch) -> Result<ForwardTrace<f32>> {
+        let opts = ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() };
+        #[cfg(feature = "gpu")]
+        if let State::Gpu { ctx, opt, .. } = &self.state {
+            return crate::gpu::forward::forward(ctx, &opt.model, batch, &opts).await;
+        }
+        forward(params, cfg, batch, &opts)
+    }
+
     /// The MLM loss and masked-token hits of a held-out batch (dropout off, no gradients), with the
     /// weights being trained (`params` on the CPU path, the device's on the GPU).
     pub async fn evaluate(&self, params: &BertParams<f32>, cfg: &BertConfig, batch: &Batch, targets: &Targets) -> Result<EvalStats> {
@@ -139,10 +150,7 @@ impl Optimizer {
         if let State::Gpu { ctx, opt, .. } = &self.state {
             if let Some(l) = &targets.task {
                 // the head's logits come back with the trace; its loss is the CPU's formula
-                let tr =
-                    crate::gpu::forward::forward(ctx, &opt.model, batch, &ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() })
-                        .await?;
-                return task_eval(&tr, l, batch);
+                return task_eval(&self.predict(params, cfg, batch).await?, l, batch);
             }
             let l = opt.evaluate(ctx, batch, targets).await?;
             return Ok(EvalStats { loss_sum: l.loss as f64 * l.mlm_labelled as f64, hits: l.mlm_hits, labelled: l.mlm_labelled });
@@ -186,7 +194,7 @@ fn not_finite(step: u64, loss: f32, norm: f64) -> BertError {
 }
 
 /// A task head's held-out loss, weighted by its labelled items so batches add up, and its hits.
-fn task_eval(trace: &ForwardTrace<f32>, l: &TaskLabels, batch: &Batch) -> Result<EvalStats> {
+pub fn task_eval(trace: &ForwardTrace<f32>, l: &TaskLabels, batch: &Batch) -> Result<EvalStats> {
     let tt = trace.task.as_ref().ok_or_else(|| BertError::Input("task labels given, but the model has no task head".into()))?;
     l.validate(tt.kind, tt.logits.ncols(), batch.b, batch.t)?;
     let (loss, _) = task_loss(tt, l, batch.b, batch.t);

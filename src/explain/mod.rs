@@ -8,6 +8,7 @@ pub mod diverging;
 pub mod embeddings;
 pub mod ffn_detail;
 pub mod filmstrip;
+pub mod finetune;
 pub mod head_detail;
 pub mod heatmap_svg;
 pub mod layer_summary;

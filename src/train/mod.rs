@@ -6,4 +6,6 @@ pub mod examples;
 pub mod finetune;
 pub mod masking;
 pub mod schedule;
+pub mod task_data;
+pub mod task_metrics;
 pub mod trainer;

@@ -13,12 +13,16 @@ use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// The weights of the loaded model and of a training run (at its step) on the device.
+/// The weights of the loaded model, of a training run and of a fine-tuning run (at their step) on
+/// the device.
 pub fn loaded_key() -> WeightsKey {
     (0, 0)
 }
 pub fn run_key(step: usize) -> WeightsKey {
     (1, step)
+}
+pub fn tune_key(step: usize) -> WeightsKey {
+    (2, step)
 }
 
 #[derive(Default)]

@@ -2,6 +2,7 @@
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
 use crate::explain::embeddings::PositionView;
+use crate::explain::finetune::{TuneBatch, TuneProbe, TuneScores, TuneSetup, TuneStep};
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
@@ -18,6 +19,8 @@ pub enum ToEngine {
     Explain(Request),
     /// Training in the page.
     Train(TrainCmd),
+    /// Fine-tuning in the page.
+    Tune(TuneCmd),
     /// Which backend runs the explainer's forward (the worker answers with `Device`).
     Device(DevicePref),
 }
@@ -83,6 +86,25 @@ pub enum TrainCmd {
     Save,
 }
 
+/// What the fine-tune tab asks of the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TuneCmd {
+    /// Run steps until paused or done; the run is prepared from these settings if there is none.
+    Start(TuneSetup),
+    Pause,
+    /// Drop the run (the explainer goes back to the loaded model when it used the fine-tuned one).
+    Reset,
+    /// The explainer views use the fine-tuned model (true) or the loaded one (false).
+    UseTuned(bool),
+    /// Reply with the fine-tuned model's files (`Saved`).
+    Save,
+    /// A sentence (and, for a question, its context) before and after fine-tuning (`Probe`).
+    Probe {
+        text: String,
+        pair: Option<String>,
+    },
+}
+
 /// Worker -> page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEngine {
@@ -114,6 +136,7 @@ pub enum FromEngine {
         trained: bool,
     },
     Train(TrainEvent),
+    Tune(TuneEvent),
     Device(DeviceStatus),
     /// The position views of the model the explainer now uses (they do not depend on the text:
     /// sent once, after `Loaded` and `ModelChanged`).
@@ -156,6 +179,41 @@ pub enum TrainEvent {
     Reset,
 }
 
+/// Worker -> fine-tune tab.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TuneEvent {
+    /// What the worker is doing before the first step (fetching the data, encoding it).
+    Preparing(String),
+    /// The run is set up: its model (with the head), the examples, the scores before any step,
+    /// and what it trains on.
+    Ready {
+        info: ModelInfo,
+        train_examples: usize,
+        eval_examples: usize,
+        scores: Box<TuneScores>,
+        setup_ms: f64,
+        device: String,
+    },
+    /// The steps since the last progress message; examples per second over that window.
+    Progress {
+        steps: Vec<TuneStep>,
+        step: usize,
+        total: usize,
+        running: bool,
+        examples_per_s: f64,
+    },
+    /// The held-out scores (at every evaluation).
+    Scores(Box<TuneScores>),
+    /// The current batch with the model's answers.
+    Batch(Box<TuneBatch>),
+    Probe(Box<TuneProbe>),
+    /// The fine-tuned model's files (HF layout) as blob URLs: (name, bytes, URL).
+    Saved(Vec<(String, usize, String)>),
+    Failed(String),
+    /// The run was dropped.
+    Reset,
+}
+
 #[cfg(test)]
 mod tests {
     //! Every message crosses the thread boundary through gloo-worker's codec (bincode 1): each one,
@@ -163,13 +221,16 @@ mod tests {
     use super::*;
     use crate::backend::block_on;
     use crate::bundle::Bert;
+    use crate::config::TaskKind;
     use crate::config::{BertConfig, Heads};
     use crate::explain::embeddings::position_view;
+    use crate::explain::finetune::{TuneData, TuneStart};
     use crate::explain::snapshot::build;
     use crate::explain::training::{CorpusSource, TrainMode};
     use crate::tokenize::BertTokenizer;
     use crate::worker::model_files::PickedFile;
     use crate::worker::session::TrainSession;
+    use crate::worker::tune_session::TuneSession;
 
     const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n##s\nsat\non\nmat\ndog\nran\n.\n";
     const CORPUS: &str = "the cat sat on the mat.\nthe dog ran.\nthe cats sat.\n\nthe dog sat on the mat.\nthe cat ran.\n";
@@ -217,6 +278,25 @@ mod tests {
             race: Some((1.5, 2.5)),
         };
 
+        // a fine-tuning run of the QA fixture, stepped once, for the fine-tune messages
+        let qa_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/task_qa");
+        let qa = Bert::from_dir(&qa_dir).unwrap();
+        let qa_lines = r#"{"question": "who sat?", "context": "the cat sat on the mat", "answer": {"text": "the cat", "start": 0}}
+{"question": "where?", "context": "the dog ran on the mat", "answer": {"text": "the mat", "start": 15}}
+"#;
+        let tune_setup = TuneSetup {
+            batch: 2,
+            steps: 2,
+            eval_every: 1,
+            ..TuneSetup::defaults(TaskKind::QuestionAnswering, TuneData::Text { train: qa_lines.into(), test: Some(qa_lines.into()) })
+        };
+        let mut tune = TuneSession::new(&qa, qa_lines, Some(qa_lines), &tune_setup, &crate::backend::Backend::cpu()).unwrap();
+        let (tune_step, tune_scores) = block_on(tune.step()).unwrap();
+        let tune_scores = tune_scores.expect("evaluated every step");
+        let tune_batch = block_on(tune.batch_view(2)).unwrap();
+        let tune_probe = tune.probe("who sat?", Some("the cat sat on the mat")).unwrap();
+        assert!(tune_probe.after.is_some() && !tune_batch.examples.is_empty());
+
         let to = vec![
             ToEngine::Load { base_url: "http://127.0.0.1/models/default/".into() },
             ToEngine::LoadFiles(vec![
@@ -233,6 +313,18 @@ mod tests {
             ToEngine::Train(TrainCmd::Reroll(None)),
             ToEngine::Train(TrainCmd::UseTrained(true)),
             ToEngine::Train(TrainCmd::Save),
+            ToEngine::Tune(TuneCmd::Start(tune_setup.clone())),
+            ToEngine::Tune(TuneCmd::Start(TuneSetup {
+                data: TuneData::Urls { train: "datasets/x/train.jsonl".into(), test: "datasets/x/test.jsonl".into() },
+                start: TuneStart::Random,
+                compare: true,
+                ..tune_setup.clone()
+            })),
+            ToEngine::Tune(TuneCmd::Pause),
+            ToEngine::Tune(TuneCmd::Reset),
+            ToEngine::Tune(TuneCmd::UseTuned(true)),
+            ToEngine::Tune(TuneCmd::Save),
+            ToEngine::Tune(TuneCmd::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) }),
         ];
         for m in &to {
             round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -278,6 +370,22 @@ mod tests {
             FromEngine::Train(TrainEvent::Saved(vec![("model.safetensors".into(), 1234, "blob:http://127.0.0.1/x".into())])),
             FromEngine::Train(TrainEvent::Failed("the loss is not finite".into())),
             FromEngine::Train(TrainEvent::Reset),
+            FromEngine::Tune(TuneEvent::Preparing("fetching the data set…".into())),
+            FromEngine::Tune(TuneEvent::Ready {
+                info: ModelInfo::of(&qa),
+                train_examples: 2,
+                eval_examples: 2,
+                scores: Box::new(tune_scores.clone()),
+                setup_ms: 12.0,
+                device: "CPU (wasm)".into(),
+            }),
+            FromEngine::Tune(TuneEvent::Progress { steps: vec![tune_step], step: 1, total: 2, running: true, examples_per_s: 100.0 }),
+            FromEngine::Tune(TuneEvent::Scores(Box::new(tune_scores))),
+            FromEngine::Tune(TuneEvent::Batch(Box::new(tune_batch))),
+            FromEngine::Tune(TuneEvent::Probe(Box::new(tune_probe))),
+            FromEngine::Tune(TuneEvent::Saved(vec![("config.json".into(), 12, "blob:x".into())])),
+            FromEngine::Tune(TuneEvent::Failed("test.jsonl line 3: unknown label `maybe`".into())),
+            FromEngine::Tune(TuneEvent::Reset),
         ];
         for m in &from {
             round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -299,9 +407,17 @@ mod tests {
                     TrainCmd::UseTrained(_) => 9,
                     TrainCmd::Save => 10,
                 },
+                ToEngine::Tune(c) => match c {
+                    TuneCmd::Start(_) => 11,
+                    TuneCmd::Pause => 12,
+                    TuneCmd::Reset => 13,
+                    TuneCmd::UseTuned(_) => 14,
+                    TuneCmd::Save => 15,
+                    TuneCmd::Probe { .. } => 16,
+                },
             })
             .collect();
-        assert_eq!(to_kinds.len(), 11, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+        assert_eq!(to_kinds.len(), 17, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
         let from_kinds: std::collections::BTreeSet<usize> = from
             .iter()
             .map(|m| match m {
@@ -324,8 +440,19 @@ mod tests {
                     TrainEvent::Failed(_) => 15,
                     TrainEvent::Reset => 16,
                 },
+                FromEngine::Tune(e) => match e {
+                    TuneEvent::Preparing(_) => 17,
+                    TuneEvent::Ready { .. } => 18,
+                    TuneEvent::Progress { .. } => 19,
+                    TuneEvent::Scores(_) => 20,
+                    TuneEvent::Batch(_) => 21,
+                    TuneEvent::Probe(_) => 22,
+                    TuneEvent::Saved(_) => 23,
+                    TuneEvent::Failed(_) => 24,
+                    TuneEvent::Reset => 25,
+                },
             })
             .collect();
-        assert_eq!(from_kinds.len(), 17, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+        assert_eq!(from_kinds.len(), 26, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
     }
 }

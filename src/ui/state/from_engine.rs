@@ -79,7 +79,7 @@ impl AppState {
                     self.compare = Some((seq, Rc::new(predictions)));
                 }
             }
-            FromEngine::Train(_) => {} // the training panel's reducer takes these
+            FromEngine::Train(_) | FromEngine::Tune(_) => {} // the training and fine-tuning reducers take these
             FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
             FromEngine::Snapshot(s) => {
                 // a reply for an older edit still shows (better than nothing); the newer one follows

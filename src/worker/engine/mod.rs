@@ -4,17 +4,20 @@
 //! a few steps (about `SLICE_MS`), then back to the event loop, so Pause, Step and explainer
 //! requests are answered while a run goes on.
 
-use super::device::{loaded_key, run_key, Gpu};
+use super::device::{loaded_key, run_key, tune_key, Gpu};
 use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
 use super::session::TrainSession;
+use super::tune_session::TuneSession;
 use crate::backend::Backend;
+use crate::backend::WeightsKey;
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::embeddings::position_view;
+use crate::explain::finetune::TuneStep;
 use crate::explain::snapshot::{finish, prepare};
 use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSetup};
 use crate::explain::{build, ModelInfo, Request};
-use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent};
+use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TuneCmd, TuneEvent};
 use futures::{FutureExt, SinkExt, StreamExt};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -25,6 +28,7 @@ type Scope = ReactorScope<ToEngine, FromEngine>;
 mod load;
 use load::load;
 mod train;
+mod tune;
 
 /// Training runs this long (at least one step) before the worker reads its messages again.
 const SLICE_MS: f64 = 100.0;
@@ -42,7 +46,7 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     let mut w = Worker::default();
     loop {
         // While training, take what is waiting without blocking; otherwise wait for a message.
-        let msg = if w.running {
+        let msg = if w.running || w.tuning {
             match scope.next().now_or_never() {
                 Some(Some(m)) => Some(m),
                 Some(None) => break,
@@ -57,7 +61,7 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
         let ok = match msg {
             Some(m) => w.handle(m, &mut scope).await,
             None => {
-                let ok = w.slice(&mut scope).await;
+                let ok = if w.tuning { w.tune_slice(&mut scope).await } else { w.slice(&mut scope).await };
                 yield_now().await;
                 ok
             }
@@ -99,6 +103,32 @@ struct Worker {
     gpu: Gpu,
     /// A model was loaded and its position views are not sent yet (they follow its first answer).
     positions_due: bool,
+    /// Fine-tuning: the run, whether it is stepping, whether the explainer uses its model.
+    tune: Option<TuneSession>,
+    tuning: bool,
+    use_tuned: bool,
+    /// Fine-tuning steps since the last progress message; that window's start and examples.
+    tune_pending: Vec<TuneStep>,
+    tune_window: (f64, usize),
+    tune_last_batch: f64,
+}
+
+/// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
+/// beside it.
+fn pick<'a>(
+    bert: &'a Option<Bert>,
+    run: &'a Option<TrainSession>,
+    tune: &'a Option<TuneSession>,
+    use_trained: bool,
+    use_tuned: bool,
+) -> Option<(&'a Bert, WeightsKey)> {
+    if let (true, Some(t)) = (use_tuned, tune) {
+        return Some((&t.main.bert, tune_key(t.step_count())));
+    }
+    match (run, use_trained) {
+        (Some(r), true) => Some((&r.trainer.bert, run_key(r.step_count()))),
+        _ => bert.as_ref().map(|b| (b, loaded_key())),
+    }
 }
 
 /// The least milliseconds between two load-progress messages.
@@ -108,11 +138,23 @@ const LOAD_PROGRESS_MS: f64 = 100.0;
 const RATE_MS: f64 = 2000.0;
 
 impl Worker {
-    /// The model the explainer uses.
+    /// The model the explainer uses: the fine-tuned one, the one trained in the page, or the loaded
+    /// one; with its key for the GPU's weights.
+    fn explainer(&self) -> Option<(&Bert, WeightsKey)> {
+        pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)
+    }
+
     fn active(&self) -> Option<&Bert> {
-        match (&self.run, self.use_trained) {
-            (Some(r), true) => Some(&r.trainer.bert),
-            _ => self.bert.as_ref(),
+        self.explainer().map(|(b, _)| b)
+    }
+
+    /// The weights of the model the explainer uses into its `BertParams` (a run on the GPU).
+    async fn sync_explainer(&mut self) {
+        if let (true, Some(r)) = (self.use_trained, self.run.as_mut()) {
+            let _ = r.sync().await;
+        }
+        if let (true, Some(t)) = (self.use_tuned, self.tune.as_mut()) {
+            let _ = t.sync().await;
         }
     }
 
@@ -189,6 +231,7 @@ impl Worker {
                 };
             }
             ToEngine::Train(cmd) => return self.train(cmd, scope).await,
+            ToEngine::Tune(cmd) => return self.tune(cmd, scope).await,
             ToEngine::Device(pref) => {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())
@@ -213,11 +256,7 @@ impl Worker {
         if !self.gpu.needs_race() {
             return None;
         }
-        let trained = self.use_trained && self.run.is_some();
-        let (b, key) = match (&self.run, trained) {
-            (Some(r), true) => (&r.trainer.bert, run_key(r.step_count())),
-            _ => (self.bert.as_ref()?, loaded_key()),
-        };
+        let (b, key) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)?;
         let prep = prepare(b, req).ok()?;
         let warm = self.gpu.forward(key, b, &prep.batch, &prep.opts).await;
         let g0 = now_ms();
@@ -239,18 +278,9 @@ impl Worker {
     /// A snapshot of `req` from the model the explainer uses, on WebGPU when chosen (and the
     /// device status when WebGPU failed and the CPU path answered instead).
     async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
-        let trained = self.use_trained && self.run.is_some();
-        if trained {
-            if let Some(r) = self.run.as_mut() {
-                let _ = r.sync().await;
-            }
-        }
-        let (b, key) = match (&self.run, trained) {
-            (Some(r), true) => (&r.trainer.bert, run_key(r.step_count())),
-            _ => match &self.bert {
-                Some(b) => (b, loaded_key()),
-                None => return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None),
-            },
+        self.sync_explainer().await;
+        let Some((b, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
+            return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None);
         };
         let failed = |e: BertError| match e {
             BertError::Input(m) => FromEngine::Failed { seq: req.seq, message: m },

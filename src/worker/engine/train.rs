@@ -57,6 +57,9 @@ impl Worker {
             TrainCmd::UseTrained(on) => {
                 let on = on && self.run.is_some();
                 self.use_trained = on;
+                if on {
+                    self.use_tuned = false;
+                }
                 if let (true, Some(r)) = (on, self.run.as_mut()) {
                     let _ = r.sync().await; // the learned positions of a run training on WebGPU
                 }
@@ -104,7 +107,7 @@ impl Worker {
             CorpusSource::Text(t) => t.clone(),
             CorpusSource::Url(u) => {
                 let _ = scope.send(FromEngine::Train(TrainEvent::Preparing("fetching the corpus…".into()))).await;
-                match fetch_text(u).await {
+                match fetch_text(u, "the corpus").await {
                     Ok(t) => t,
                     Err(m) => {
                         let _ = scope.send(fail(m)).await;
@@ -261,7 +264,7 @@ impl Worker {
 }
 
 /// Blob URLs (same origin as the page) for downloading files: (name, bytes, URL).
-fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
+pub(super) fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
     files
         .iter()
         .filter_map(|(name, bytes)| {
@@ -275,13 +278,13 @@ fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
         .collect()
 }
 
-/// A text file from the page's origin.
-async fn fetch_text(url: &str) -> Result<String, String> {
+/// A text file from the page's origin (`what` it is, for the messages).
+pub(super) async fn fetch_text(url: &str, what: &str) -> Result<String, String> {
     let r = response(start(url), url).await?;
     if !r.ok() {
-        return Err(format!("cannot fetch the corpus {url}: HTTP {}", r.status()));
+        return Err(format!("cannot fetch {what} {url}: HTTP {}", r.status()));
     }
     let p = r.text().map_err(|e| js_text(&e))?;
-    let v = JsFuture::from(p).await.map_err(|e| format!("cannot read the corpus {url}: {}", js_text(&e)))?;
-    v.as_string().ok_or_else(|| format!("the corpus {url} is not text"))
+    let v = JsFuture::from(p).await.map_err(|e| format!("cannot read {what} {url}: {}", js_text(&e)))?;
+    v.as_string().ok_or_else(|| format!("{what} {url} is not text"))
 }
