@@ -7,6 +7,7 @@
 pub enum Tab {
     Explain,
     Train,
+    Tune,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

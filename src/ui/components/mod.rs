@@ -41,6 +41,9 @@ mod train_charts;
 mod train_filmstrip;
 mod train_masking;
 mod train_panel;
+mod tune_panel;
+mod tune_probe;
+mod tune_results;
 mod value_legend;
 
 pub use ablation::Ablation;
@@ -74,6 +77,9 @@ pub use train_charts::TrainCharts;
 pub use train_filmstrip::Filmstrip;
 pub use train_masking::MaskingPanel;
 pub use train_panel::{Control, TrainPanel};
+pub use tune_panel::{TuneControl, TunePanel};
+pub use tune_probe::TuneProbeView;
+pub use tune_results::{TuneBatchView, TuneCharts, TuneScores};
 
 use crate::explain::Snapshot;
 use std::rc::Rc;

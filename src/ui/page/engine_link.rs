@@ -4,12 +4,13 @@
 //! page asks by itself (load the model once, the backend, a snapshot whenever the input changes) is
 //! sent from here too, at most one explain request in flight (`Coalescer`).
 
-use super::{PageState, TrainDispatch};
+use super::{PageState, TrainDispatch, TuneDispatch};
 use crate::ui::browser::absolute;
 use crate::ui::state::{Action, Coalescer};
 use crate::ui::train_state::TrainAction;
+use crate::ui::tune_state::TuneAction;
 use crate::worker::engine::Engine;
-use crate::worker::protocol::{FromEngine, ToEngine, TrainEvent};
+use crate::worker::protocol::{FromEngine, ToEngine, TrainEvent, TuneEvent};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -32,12 +33,12 @@ pub fn use_engine() -> EngineLink {
     use_context::<EngineLink>().expect("the views that talk to the engine are inside App's ContextProvider<EngineLink>")
 }
 
-/// The page's one bridge: the worker's replies go to `state` (the explainer) and `train` (the
-/// trainer); a reply to an explain request frees the worker for the latest input that waited.
+/// The page's one bridge: the worker's replies go to `state` (the explainer), `train` (the
+/// trainer) and `tune` (the fine-tuner); a reply to an explain request frees the worker for the latest input that waited.
 /// Also sends what the state asks for by itself: the model's load (once), the backend, and a
 /// snapshot whenever the input changes.
 #[hook]
-pub fn use_engine_link(state: &PageState, train: TrainDispatch) -> EngineLink {
+pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispatch) -> EngineLink {
     let coalescer = use_mut_ref(Coalescer::default);
     let cell: Rc<RefCell<Option<EngineLink>>> = use_mut_ref(|| None);
     let bridge = {
@@ -49,6 +50,12 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch) -> EngineLink {
                     train.dispatch(TrainAction::Links(links.clone()));
                 }
                 train.dispatch(TrainAction::Event(ev));
+            }
+            ReactorEvent::Output(FromEngine::Tune(ev)) => {
+                if let TuneEvent::Saved(links) = &ev {
+                    tune.dispatch(TuneAction::Links(links.clone()));
+                }
+                tune.dispatch(TuneAction::Event(ev));
             }
             ReactorEvent::Output(msg) => {
                 let done = match &msg {

@@ -6,15 +6,18 @@ mod explain_tab;
 mod header;
 mod tabs;
 mod train_tab;
+mod tune_tab;
 
 pub use engine_link::{use_engine, use_engine_link, EngineLink};
 pub use explain_tab::ExplainTab;
 pub use header::Header;
 pub use tabs::{use_tour, TabBar};
 pub use train_tab::TrainTab;
+pub use tune_tab::TuneTab;
 
 use super::state::AppState;
 use super::train_state::TrainView;
+use super::tune_state::TuneView;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -73,7 +76,18 @@ impl Reducible for Shared<TrainView> {
     }
 }
 
-/// The explainer's state and the trainer's, as the views hold them.
+impl Reducible for Shared<TuneView> {
+    type Action = super::tune_state::TuneAction;
+
+    fn reduce(self: Rc<Self>, action: Self::Action) -> Rc<Self> {
+        let mut next = (*self.0).clone();
+        next.apply(action);
+        Rc::new(Shared::new(next))
+    }
+}
+
+/// The explainer's state, the trainer's and the fine-tuner's, as the views hold them.
 pub type PageState = UseReducerHandle<Shared<AppState>>;
 pub type PageDispatch = UseReducerDispatcher<Shared<AppState>>;
 pub type TrainDispatch = UseReducerDispatcher<Shared<TrainView>>;
+pub type TuneDispatch = UseReducerDispatcher<Shared<TuneView>>;

@@ -1,4 +1,4 @@
-//! The tab bar (explain / train, the note that the explainer uses the trained model, presenter
+//! The tab bar (explain / train / fine-tune, the note that the explainer uses the trained model, presenter
 //! mode, the guided tour's button) with the tour's panel under it, and the tour itself: its keys on
 //! the whole page, and each step showing its tab and pointing at its view (`use_tour`).
 
@@ -26,10 +26,10 @@ impl Reducible for Tour {
     }
 }
 
-/// The guided tour: its keys on the whole page, and the step on screen shows its tab (`tab_train`)
-/// and points at its view.
+/// The guided tour: its keys on the whole page, and the step on screen shows its tab (`tab`) and
+/// points at its view.
 #[hook]
-pub fn use_tour(tab_train: UseStateHandle<bool>) -> UseReducerHandle<Tour> {
+pub fn use_tour(tab: UseStateHandle<Tab>) -> UseReducerHandle<Tour> {
     let tour = use_reducer(Tour::default);
     {
         let d = tour.dispatcher();
@@ -53,7 +53,7 @@ pub fn use_tour(tab_train: UseStateHandle<bool>) -> UseReducerHandle<Tour> {
     use_effect_with(tour.at, move |at| {
         let step = at.and(Tour { at: *at }.step());
         if let Some(s) = step {
-            tab_train.set(s.tab == Tab::Train);
+            tab.set(s.tab);
         }
         point_at(step.map(|s| s.target));
     });
@@ -62,10 +62,10 @@ pub fn use_tour(tab_train: UseStateHandle<bool>) -> UseReducerHandle<Tour> {
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// The train tab is on screen (picked, or the tour's step is there).
-    pub shown_train: bool,
+    /// The tab on screen (picked, or the tour's step is there).
+    pub shown: Tab,
     /// The tab picked by a click.
-    pub tab_train: UseStateHandle<bool>,
+    pub tab: UseStateHandle<Tab>,
     pub tour: UseReducerHandle<Tour>,
     /// The explainer answers with the model trained in the page.
     pub trained: bool,
@@ -75,12 +75,12 @@ pub struct Props {
 
 #[component]
 pub fn TabBar(p: &Props) -> Html {
-    let tab = |train_tab: bool, label: &'static str, testid: &'static str| {
-        let t = p.tab_train.clone();
-        let on = p.shown_train == train_tab;
+    let tab = |which: Tab, label: &'static str, testid: &'static str| {
+        let t = p.tab.clone();
+        let on = p.shown == which;
         html! {
             <button role="tab" class={classes!("tab", on.then_some("active"))} aria-selected={on.to_string()}
-                data-testid={testid} onclick={Callback::from(move |_: MouseEvent| t.set(train_tab))}>{ label }</button>
+                data-testid={testid} onclick={Callback::from(move |_: MouseEvent| t.set(which))}>{ label }</button>
         }
     };
     let on_presenter = {
@@ -98,9 +98,10 @@ pub fn TabBar(p: &Props) -> Html {
     html! {
         <>
             <nav class="tabs" role="tablist">
-                { tab(false, "Explain a sentence", "tab-explain") }
-                { tab(true, "Train a BERT", "tab-train") }
-                if p.trained { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained in this page." }</span> }
+                { tab(Tab::Explain, "Explain a sentence", "tab-explain") }
+                { tab(Tab::Train, "Train a BERT", "tab-train") }
+                { tab(Tab::Tune, "Fine-tune", "tab-tune") }
+                if p.trained { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained or fine-tuned in this page." }</span> }
                 <button class="presenter-toggle" data-testid="presenter" aria-pressed={p.presenter.to_string()}
                     title="Everything larger, for a projector (kept in the link as ?present=1)" onclick={on_presenter}>
                     { if p.presenter { "Presenter mode: on" } else { "Presenter mode" } }</button>
