@@ -5,7 +5,7 @@
 
 use crate::config::TaskKind;
 use crate::explain::chart::Series;
-use crate::explain::finetune::{TuneBatch, TuneData, TuneProbe, TuneScores, TuneSetup, TuneStart, DATASETS};
+use crate::explain::finetune::{eval_every, TuneBatch, TuneData, TuneProbe, TuneScores, TuneSetup, TuneStart, DATASETS};
 use crate::explain::ModelInfo;
 use crate::ui::train_state::{Phase, SERIES_CAP};
 use crate::worker::protocol::TuneEvent;
@@ -208,7 +208,7 @@ impl TuneView {
             TuneField::Compare(on) => s.compare = on,
             TuneField::Steps(v) => {
                 s.steps = num(&v).unwrap_or(s.steps);
-                s.eval_every = (s.steps / 12).clamp(5, 500);
+                s.eval_every = eval_every(s.steps);
             }
             TuneField::Batch(v) => s.batch = num(&v).unwrap_or(s.batch),
             TuneField::Lr(v) => s.lr = v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).unwrap_or(s.lr),
