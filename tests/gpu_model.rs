@@ -424,6 +424,12 @@ fn fine_tuning_steps_on_the_gpu_follow_the_cpu() {
     }
     let (ca, cb) = (block_on(on_cpu.evaluate(&set[..64])).unwrap(), block_on(on_gpu.evaluate(&set[..64])).unwrap());
     assert!((ca.0 - cb.0).abs() < 2e-3 && (ca.1 - cb.1).abs() < 0.02, "held out: {ca:?} (cpu) vs {cb:?} (gpu)");
+    // the page's scores (the head's answers read back from the device): the same confusion matrix
+    let (sa, sb) = (block_on(on_cpu.score(&set[..64])).unwrap(), block_on(on_gpu.score(&set[..64])).unwrap());
+    assert!((sa.loss - sb.loss).abs() < 2e-3, "scored loss {} (cpu) vs {} (gpu)", sa.loss, sb.loss);
+    let moved: usize = sa.confusion.iter().flatten().zip(sb.confusion.iter().flatten()).map(|(a, b)| a.abs_diff(*b)).sum();
+    assert!(moved <= 2, "confusion {:?} (cpu) vs {:?} (gpu)", sa.confusion, sb.confusion);
+    assert_eq!(sb.confusion.iter().flatten().sum::<usize>(), 64);
     block_on(on_gpu.sync()).unwrap();
     compare_grads("fine-tuned weights", &on_gpu.bert.params, &on_cpu.bert.params);
 }

@@ -169,3 +169,48 @@ fn bad_data_and_settings_are_messages() {
         .unwrap();
     assert!(r.random.is_none());
 }
+
+#[test]
+fn the_model_pre_trained_in_the_page_can_be_the_start() {
+    use bertscope::explain::training::{CorpusSource, TrainMode, TrainSetup};
+    use bertscope::worker::session::TrainSession;
+    // a tiny BERT pre-trained from scratch on the reviews themselves (its own WordPiece vocabulary)
+    let (train, test) = sentiment(200, 20);
+    let corpus: String = train
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["text"].as_str().unwrap().to_string() + "\n")
+        .collect::<Vec<_>>()
+        .chunks(4)
+        .map(|c| c.concat() + "\n")
+        .collect();
+    let pre = TrainSetup {
+        steps: 3,
+        batch: 4,
+        seq: 32,
+        vocab_size: 300,
+        ..TrainSetup::defaults(TrainMode::Scratch, CorpusSource::Text(corpus.clone()))
+    };
+    let mut run = TrainSession::new(None, &corpus, &pre).unwrap();
+    for _ in 0..3 {
+        block_on(run.step()).unwrap();
+    }
+    let trained = &run.trainer.bert;
+    let setup = TuneSetup {
+        start: TuneStart::Trained,
+        compare: true,
+        steps: 2,
+        batch: 8,
+        ..TuneSetup::defaults(TaskKind::SequenceClassification, TuneData::Text { train: train.clone(), test: Some(test.clone()) })
+    };
+    let mut tune = TuneSession::new(trained, &train, Some(&test), &setup, &Backend::cpu()).unwrap();
+    let b = &tune.main.bert;
+    assert_eq!(b.tokenizer.vocab_size(), trained.tokenizer.vocab_size(), "the pre-trained model's own vocabulary");
+    assert_eq!(b.params.emb.word.as_slice(), trained.params.emb.word.as_slice(), "its embeddings, not fresh ones");
+    assert!(
+        b.params.mlm.is_none() && b.params.nsp.is_none() && b.params.task.is_some(),
+        "the pre-training heads make way for the task head"
+    );
+    assert!(tune.random.as_ref().is_some_and(|r| r.bert.params.emb.word != trained.params.emb.word));
+    block_on(tune.step()).unwrap();
+    assert!(trained.params.task.is_none(), "the pre-training run's model is untouched");
+}
