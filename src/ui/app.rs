@@ -66,8 +66,9 @@ fn App() -> Html {
                 <Header state={(*state).clone()} dispatch={state.dispatcher()} />
                 <TabBar {shown} tab={tab.clone()} tour={tour.clone()} trained={state.trained}
                     presenter={state.presenter} dispatch={state.dispatcher()} />
-                <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} shown={shown == Tab::Train} />
-                <TuneTab view={(*tune).clone()} dispatch={tune.dispatcher()} shown={shown == Tab::Tune} trained_available={train.has_run} />
+                <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} tune={tune.dispatcher()} shown={shown == Tab::Train} />
+                <TuneTab view={(*tune).clone()} dispatch={tune.dispatcher()} train={train.dispatcher()} shown={shown == Tab::Tune}
+                    trained_available={train.has_run} />
                 <ExplainTab state={(*state).clone()} dispatch={state.dispatcher()} hidden={shown != Tab::Explain} />
                 <footer class="foot">
                     { "bertscope: every number computed in your browser by the same Rust engine the tests check against PyTorch." }

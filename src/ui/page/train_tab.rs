@@ -2,10 +2,11 @@
 //! through the context's link), the learning curves, the masking pipeline of the current batch and
 //! the attention filmstrip.
 
-use super::{use_engine, Shared, TrainDispatch};
+use super::{use_engine, Shared, TrainDispatch, TuneDispatch};
 use crate::ui::browser::absolute;
 use crate::ui::components::{Control, Filmstrip, MaskingPanel, TrainCharts, TrainPanel};
 use crate::ui::train_state::{TrainAction, TrainView};
+use crate::ui::tune_state::TuneAction;
 use crate::worker::protocol::{ToEngine, TrainCmd};
 use yew::prelude::*;
 
@@ -13,6 +14,8 @@ use yew::prelude::*;
 pub struct Props {
     pub view: Shared<TrainView>,
     pub dispatch: TrainDispatch,
+    /// The fine-tune tab's (its "use the fine-tuned model" switch goes off when this one goes on).
+    pub tune: TuneDispatch,
     /// The tab is on screen (the charts draw only then: a hidden canvas has no size).
     pub shown: bool,
 }
@@ -26,7 +29,7 @@ pub fn TrainTab(p: &Props) -> Html {
         Callback::from(move |a: TrainAction| d.dispatch(a))
     };
     let on_control = {
-        let (engine, d, form) = (engine.clone(), p.dispatch.clone(), train.form.clone());
+        let (engine, d, form, tune) = (engine.clone(), p.dispatch.clone(), train.form.clone(), p.tune.clone());
         Callback::from(move |c: Control| {
             let setup = || form.setup(absolute);
             let cmd = match c {
@@ -37,6 +40,9 @@ pub fn TrainTab(p: &Props) -> Html {
                 Control::Save => TrainCmd::Save,
                 Control::UseTrained(on) => {
                     d.dispatch(TrainAction::UseTrained(on));
+                    if on {
+                        tune.dispatch(TuneAction::UseTuned(false)); // one model in the explainer
+                    }
                     TrainCmd::UseTrained(on)
                 }
             };

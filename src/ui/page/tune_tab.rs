@@ -2,9 +2,10 @@
 //! through the context's link), the curves of the run and of the random-weights run, the held-out
 //! scores, the batch with the model's answers, and your own sentence before and after.
 
-use super::{use_engine, Shared, TuneDispatch};
+use super::{use_engine, Shared, TrainDispatch, TuneDispatch};
 use crate::ui::browser::absolute;
 use crate::ui::components::{TuneBatchView, TuneCharts, TuneControl, TunePanel, TuneProbeView, TuneScores};
+use crate::ui::train_state::TrainAction;
 use crate::ui::tune_state::{TuneAction, TuneView};
 use crate::worker::protocol::{ToEngine, TuneCmd};
 use yew::prelude::*;
@@ -13,6 +14,8 @@ use yew::prelude::*;
 pub struct Props {
     pub view: Shared<TuneView>,
     pub dispatch: TuneDispatch,
+    /// The train tab's (its "use the trained model" switch goes off when this one goes on).
+    pub train: TrainDispatch,
     /// The tab is on screen (the charts draw only then).
     pub shown: bool,
     /// A model was pre-trained in the train tab.
@@ -28,7 +31,7 @@ pub fn TuneTab(p: &Props) -> Html {
         Callback::from(move |a: TuneAction| d.dispatch(a))
     };
     let on_control = {
-        let (engine, d, form) = (engine.clone(), p.dispatch.clone(), v.form.clone());
+        let (engine, d, form, train) = (engine.clone(), p.dispatch.clone(), v.form.clone(), p.train.clone());
         Callback::from(move |c: TuneControl| {
             let cmd = match c {
                 TuneControl::Start => {
@@ -43,6 +46,9 @@ pub fn TuneTab(p: &Props) -> Html {
                 TuneControl::Save => TuneCmd::Save,
                 TuneControl::UseTuned(on) => {
                     d.dispatch(TuneAction::UseTuned(on));
+                    if on {
+                        train.dispatch(TrainAction::UseTrained(false)); // one model in the explainer
+                    }
                     TuneCmd::UseTuned(on)
                 }
             };
