@@ -1,7 +1,7 @@
 //! Training parity with HF transformers + torch.optim.AdamW (fixtures from
 //! `scripts/make_train_fixtures.py`): ten steps with warmup + linear decay, clipping at 1.0, weight
 //! decay 0.01 except biases and LayerNorm, dropout off. Losses, gradient norms and learning rates
-//! must agree within 1e-3 relative, and every final weight within 1e-4 (parameters whose true
+//! must agree within 1e-3 relative, and every final weight within 1e-5 (parameters whose true
 //! gradient is 0 and whose AdamW steps are driven by rounding noise, within 1e-2: the attention key
 //! biases, and for question answering also `qa_outputs.bias` and the last layer's output LayerNorm
 //! bias; the task files list them in their `zero_gradient` metadata).
@@ -112,7 +112,7 @@ fn check_step(fx: &Fixture, k: usize, loss: f32, grad_norm: f64, lr: f64, worst:
     worst.grad_norm = worst.grad_norm.max((grad_norm - want_norm).abs() / want_norm.abs());
 }
 
-/// Every final weight against torch's: 1e-4, or 1e-2 for those whose true gradient is 0.
+/// Every final weight against torch's: 1e-5 (the measured differences are 2e-7 to 6e-7), or 1e-2 for those whose true gradient is 0.
 fn check_finals(fx: &Fixture, bert: &Bert, worst: &mut Worst) {
     let case = &fx.case;
     let zero: HashSet<&str> = fx.meta.get("zero_gradient").map_or(HashSet::new(), |z| z.split(',').collect());
@@ -126,7 +126,7 @@ fn check_finals(fx: &Fixture, bert: &Bert, worst: &mut Worst) {
         assert_eq!(got.shape(), want.shape(), "{case}: final {p} shape");
         let d = got.iter().zip(want.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
         let noise = p.contains("attention.self.key.bias") || zero.contains(p);
-        let tol = if noise { 1e-2 } else { 1e-4 };
+        let tol = if noise { 1e-2 } else { 1e-5 };
         assert!(d <= tol, "{case}: final {p} differs by {d:e}");
         if noise {
             worst.zero_grad_weight = worst.zero_grad_weight.max(d);
