@@ -5,14 +5,16 @@ use crate::config::Activation;
 use crate::real::Real;
 use ndarray::{Array2, ArrayView2, Zip};
 
+#[inline(always)]
 fn gelu<T: Real>(x: T) -> T {
     // 0.5 x (1 + erf(x / sqrt 2))
     T::c(0.5) * x * (T::one() + (x * T::c(std::f64::consts::FRAC_1_SQRT_2)).erf())
 }
 
+#[inline(always)]
 fn gelu_grad<T: Real>(x: T) -> T {
     let cdf = T::c(0.5) * (T::one() + (x * T::c(std::f64::consts::FRAC_1_SQRT_2)).erf());
-    let pdf = (-(x * x) * T::c(0.5)).exp() * T::c(0.398_942_280_401_432_7); // 1/sqrt(2 pi)
+    let pdf = (-(x * x) * T::c(0.5)).exp_fast() * T::c(0.398_942_280_401_432_7); // 1/sqrt(2 pi)
     cdf + x * pdf
 }
 
@@ -33,7 +35,16 @@ fn gelu_new_grad<T: Real>(x: T) -> T {
 /// x (N, D) -> act(x) (N, D)
 pub fn activation_forward<T: Real>(act: Activation, x: ArrayView2<T>) -> Array2<T> {
     match act {
-        Activation::Gelu => x.mapv(gelu),
+        // over a plain slice, so the branch-free erf vectorises (a fifth of a fine-tuning step
+        // went to GELU computed one value at a time)
+        Activation::Gelu => {
+            let mut y = x.to_owned();
+            match y.as_slice_mut() {
+                Some(s) => s.iter_mut().for_each(|v| *v = gelu(*v)),
+                None => y.mapv_inplace(gelu),
+            }
+            y
+        }
         Activation::GeluNew => x.mapv(gelu_new),
         Activation::Relu => x.mapv(|v| if v > T::zero() { v } else { T::zero() }),
     }
@@ -41,6 +52,11 @@ pub fn activation_forward<T: Real>(act: Activation, x: ArrayView2<T>) -> Array2<
 
 /// dout (N, D), pre-activation x (N, D) -> dx (N, D)
 pub fn activation_backward<T: Real>(act: Activation, dout: ArrayView2<T>, x: ArrayView2<T>) -> Array2<T> {
+    if let (Activation::Gelu, Some(g), Some(xs)) = (act, dout.as_slice(), x.as_slice()) {
+        // plain slices: vectorises (see activation_forward)
+        let d: Vec<T> = g.iter().zip(xs).map(|(&g, &v)| g * gelu_grad(v)).collect();
+        return Array2::from_shape_vec(x.dim(), d).expect("same shape");
+    }
     let mut dx = Array2::zeros(x.dim());
     Zip::from(&mut dx).and(&dout).and(&x).for_each(|d, &g, &v| {
         *d = g * match act {
