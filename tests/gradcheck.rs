@@ -57,6 +57,9 @@ fn check_with(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropo
             head_mask: hm.clone(),
             mlm_rows: bertscope::model::MlmRows::Rows(opts_rows),
             dropout_seed: dropout,
+            // a head that reads only [CLS] is checked on the training path that runs the last
+            // layer past its attention for those rows only
+            last_layer_rows: if dropout.is_none() { targets.pooled_rows(b.b, b.t) } else { None },
         };
         let mut tr = bertscope::model::forward(p, cfg, &b, &opts).unwrap();
         let mut g = p.zeros_like();
@@ -70,6 +73,15 @@ fn check_with(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropo
     }
     let (loss, grads) = loss_of(&p);
     assert!(loss.is_finite() && loss > 0.0, "{name}: loss {loss}");
+    if dropout.is_none() && targets.pooled_rows(b.b, b.t).is_some() {
+        // and it gives the whole layer's loss and gradients
+        let (full, full_grads, _) = loss_and_grads(&p, cfg, &b, &targets, None).unwrap();
+        assert!((full.loss - loss).abs() < 1e-12, "{name}: [CLS]-only last layer loss {loss} vs {}", full.loss);
+        for ((n, a), (_, w)) in grads.tensors().into_iter().zip(full_grads.tensors()) {
+            let d = a.iter().zip(w.iter()).fold(0f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(d < 1e-12, "{name}: {n} differs by {d:e} from the whole layer's gradient");
+        }
+    }
     let analytic: Vec<(String, Vec<f64>)> = grads.tensors().into_iter().map(|(n, g)| (n, g.iter().copied().collect())).collect();
     let h = 1e-5;
     let mut checked = 0;

@@ -132,7 +132,12 @@ impl Backend {
             let (ctx, m) = g.with_weights(key, bert)?;
             let grads = ctx.buffer("grads", m.layout.total)?;
             let mut rec = ctx.recorder();
-            let opts = ForwardOptions { head_mask: None, mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed: None };
+            let opts = ForwardOptions {
+                head_mask: None,
+                mlm_rows: MlmRows::Rows(targets.labelled_rows()),
+                dropout_seed: None,
+                last_layer_rows: None,
+            };
             let tr = record_forward(&mut rec, m, batch, &opts, false)?;
             let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;
             let h = rec.read(View::whole(&grads));

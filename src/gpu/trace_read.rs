@@ -139,6 +139,7 @@ impl TraceReads {
             .layers
             .iter()
             .map(|l| LayerTrace {
+                rows: None,
                 q: a2(l.q, n, h),
                 k: a2(l.k, n, h),
                 v: a2(l.v, n, h),

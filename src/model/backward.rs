@@ -30,6 +30,14 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// The [CLS] rows, when the loss reads nothing else of the last hidden state (a sequence
+    /// classifier's or regression head's labels, NSP, no MLM): what `ForwardOptions::last_layer_rows`
+    /// can take in training.
+    pub fn pooled_rows(&self, b: usize, t: usize) -> Option<Vec<usize>> {
+        let pooled = matches!(self.task, Some(TaskLabels::Classes(_) | TaskLabels::Scores(_)));
+        (pooled && self.mlm_labels.is_none()).then(|| (0..b).map(|i| i * t).collect())
+    }
+
     /// The rows that carry MLM loss (the only rows whose logits training computes).
     pub fn labelled_rows(&self) -> Vec<usize> {
         self.mlm_labels.as_ref().map(|l| l.iter().enumerate().filter(|(_, &v)| v != IGNORE).map(|(i, _)| i).collect()).unwrap_or_default()
@@ -73,7 +81,7 @@ pub fn loss_and_grads<T: Real>(
     dropout_seed: Option<u64>,
 ) -> Result<(LossOutput<T>, Grads<T>, ForwardTrace<T>)> {
     targets.validate(cfg, batch)?;
-    let opts = ForwardOptions { mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed, head_mask: None };
+    let opts = ForwardOptions { mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed, head_mask: None, last_layer_rows: None };
     let mut trace = forward(p, cfg, batch, &opts)?;
     let mut grads = p.zeros_like();
     let loss = backward(p, cfg, batch, &mut trace, targets, &mut grads)?;
@@ -175,9 +183,32 @@ pub fn backward<T: Real>(
     for (li, (lp, lt)) in p.layers.iter().zip(&tr.layers).enumerate().rev() {
         let gl = &mut g.layers[li];
         let input = tr.hidden[li].view();
+        // A layer that ran after its attention only at some rows (`ForwardOptions::last_layer_rows`):
+        // its output's gradient is gathered to those rows, and scattered back before the attention.
+        let rows = lt.rows.as_deref();
+        let scatter = |d: Array2<T>| match rows {
+            Some(rs) => {
+                let mut full = Array2::zeros((n, h));
+                embedding_backward(d.view(), rs, full.view_mut());
+                full
+            }
+            None => d,
+        };
+        let d_out = match rows {
+            Some(rs) => crate::cpu::embedding::embedding_forward(dx.view(), rs),
+            None => dx,
+        };
+        let context_rows;
+        let context = match rows {
+            Some(rs) => {
+                context_rows = crate::cpu::embedding::embedding_forward(lt.context.view(), rs);
+                context_rows.view()
+            }
+            None => lt.context.view(),
+        };
         // out = LN(out_res), out_res = ffn_out + attn_ln_out
         let d_out_res = layernorm_backward(
-            dx.view(),
+            d_out.view(),
             lt.out_res.view(),
             lt.out_ln_mean.view(),
             lt.out_ln_rstd.view(),
@@ -217,19 +248,20 @@ pub fn backward<T: Real>(
             gl.attn_ln.gamma.view_mut(),
             gl.attn_ln.beta.view_mut(),
         );
-        let mut d_input = d_attn_res.clone();
+        let d_input = d_attn_res.clone();
         // attn_dense = dropout(context W_O^T + b_O)
         let mut d_attn_dense = d_attn_res;
         if let Some(m) = &lt.attn_drop {
             d_attn_dense *= m;
         }
-        let d_context = linear_backward(
+        let d_context = scatter(linear_backward(
             d_attn_dense.view(),
-            lt.context.view(),
+            context,
             lp.attn_out.weight.view(),
             gl.attn_out.weight.view_mut(),
             Some(gl.attn_out.bias.view_mut()),
-        );
+        ));
+        let mut d_input = scatter(d_input);
         let hm = tr.head_mask.as_ref().map(|m| m.row(li));
         let (dq, dk, dv) = attention_backward(d_context.view(), lt.q.view(), lt.k.view(), lt.v.view(), &sh, hm, &lt.attn);
         for (d, lin, glin) in [(&dq, &lp.query, &mut gl.query), (&dk, &lp.key, &mut gl.key), (&dv, &lp.value, &mut gl.value)] {
