@@ -211,19 +211,25 @@ struct FinetuneArgs {
     /// Held-out data, JSON lines: loss and accuracy every --eval-every steps and at the end
     #[arg(long)]
     eval: Option<PathBuf>,
+    /// Optimiser steps (AdamW)
     #[arg(long, default_value_t = 500)]
     steps: usize,
+    /// Examples per step
     #[arg(long, default_value_t = 32)]
     batch: usize,
-    /// Longest sequence in tokens (longer inputs are cut)
+    /// Longest input in tokens: longer ones are cut (each batch is padded to its longest)
     #[arg(long, default_value_t = 64)]
     seq: usize,
+    /// Peak learning rate, reached after 10% warmup, then decayed linearly to 0
     #[arg(long, default_value_t = 1e-4)]
     lr: f64,
+    /// Seeds the new head's initialisation, the data order and dropout
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// A JSON log line every N steps
     #[arg(long, default_value_t = 10)]
     log_every: usize,
+    /// Held-out loss and accuracy every N steps (with --eval), and at the end
     #[arg(long, default_value_t = 100)]
     eval_every: usize,
     #[arg(long, value_enum, default_value = "cpu")]
@@ -251,7 +257,8 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
             let mut labels = labels_in(kind, &name(&a.data), &train_text)?;
             labels.sort();
             eprintln!(
-                "added a {} head ({} outputs) to {}",
+                "fine-tuning {} with a new {} head ({} outputs); {} itself is not changed",
+                a.model.display(),
                 kind.architecture(),
                 labels.len().max(2 * (kind == TaskKind::QuestionAnswering) as usize),
                 a.model.display()
