@@ -137,6 +137,7 @@ impl Backend {
                 mlm_rows: MlmRows::Rows(targets.labelled_rows()),
                 dropout_seed: None,
                 last_layer_rows: None,
+                word_rows: None,
             };
             let tr = record_forward(&mut rec, m, batch, &opts, false)?;
             let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;

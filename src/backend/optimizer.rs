@@ -111,6 +111,7 @@ impl Optimizer {
                     mlm_rows: MlmRows::Rows(targets.labelled_rows()),
                     dropout_seed,
                     last_layer_rows: targets.pooled_rows(batch.b, batch.t),
+                    word_rows: None,
                 };
                 let mut trace = forward(params, cfg, batch, &fopts)?;
                 let (hits, labelled) = match &targets.task {

@@ -1,5 +1,5 @@
-//! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer, inspect,
-//! grad, train, cloze, convert, params).
+//! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer,
+//! attribute, inspect, grad, train, finetune, cloze, convert, params).
 //! Over 400 lines because clap wants every subcommand's arguments in one tree; each command's work
 //! is a short function that calls the library.
 
@@ -90,6 +90,24 @@ enum Cmd {
         context: String,
         #[arg(long, default_value_t = 3)]
         top_k: usize,
+        #[arg(long, value_enum, default_value = "cpu")]
+        device: Device,
+    },
+    /// Which tokens an output depended on: gradient attributions of its log-probability, one
+    /// score per token, as JSON
+    Attribute {
+        #[command(flatten)]
+        input: Input,
+        /// mask:POS:TOKEN (a word or an id), class:LABEL, tag:POS:LABEL, start:POS or end:POS
+        #[arg(long)]
+        target: String,
+        /// grad (||df/dx||), grad-x-input (df/dx . x) or ig (integrated gradients from the [PAD] row)
+        #[arg(long, default_value = "grad")]
+        method: String,
+        /// Integrated-gradient steps
+        #[arg(long, default_value_t = 32)]
+        steps: usize,
+        /// Only the CPU path computes attributions so far
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
     },
@@ -439,6 +457,15 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Answer { model, question, context, top_k, device } => {
             let bert = load(&model)?;
             let r = block_on(infer::task::answer(&mut backend(device, "running")?, &bert, &question, &context, top_k))?;
+            println!("{}", serde_json::to_string(&r)?);
+        }
+        Cmd::Attribute { input, target, method, steps, device } => {
+            if device == Device::Gpu {
+                bail!("attributions run on the CPU path only so far: leave out --device gpu");
+            }
+            let bert = load(&input.model)?;
+            let method = infer::attribute::Method::parse(&method)?;
+            let r = infer::attribute::attribute(&bert, &input.text, input.pair.as_deref(), &target, method, steps)?;
             println!("{}", serde_json::to_string(&r)?);
         }
         Cmd::Inspect { input, device, out } => {

@@ -110,6 +110,9 @@ pub fn record_forward(
     let n = b * t;
     let (h, nh, inter, eps) = (cfg.hidden_size, cfg.num_attention_heads, cfg.intermediate_size, cfg.layer_norm_eps);
     let vocab = cfg.vocab_size;
+    if opts.word_rows.is_some() {
+        return Err(BertError::Gpu("moved word-embedding rows (attributions) run on the CPU path only".into()));
+    }
     if let Some(hm) = &opts.head_mask {
         if hm.dim() != (cfg.num_hidden_layers, nh) {
             return Err(BertError::Input(format!(

@@ -2,6 +2,7 @@
 //! intermediates as named tensors (`inspect`), and loss + gradients of a labelled batch (`grad`);
 //! the task heads' answers (classify, tag, answer) are in `task.rs`.
 
+pub mod attribute;
 pub mod task;
 
 use crate::backend::{Backend, WeightsKey};
@@ -99,7 +100,13 @@ pub async fn fill(
     }
     let enc = bert.tokenizer.encode(text, pair)?;
     let positions: Vec<usize> = enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
-    let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), dropout_seed: None, last_layer_rows: None };
+    let opts = ForwardOptions {
+        head_mask,
+        mlm_rows: MlmRows::Rows(positions.clone()),
+        dropout_seed: None,
+        last_layer_rows: None,
+        word_rows: None,
+    };
     let trace = backend.forward(bert, KEY, &batch_of(&enc), &opts).await?;
     let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
     let masks = positions

@@ -81,7 +81,13 @@ pub fn loss_and_grads<T: Real>(
     dropout_seed: Option<u64>,
 ) -> Result<(LossOutput<T>, Grads<T>, ForwardTrace<T>)> {
     targets.validate(cfg, batch)?;
-    let opts = ForwardOptions { mlm_rows: MlmRows::Rows(targets.labelled_rows()), dropout_seed, head_mask: None, last_layer_rows: None };
+    let opts = ForwardOptions {
+        mlm_rows: MlmRows::Rows(targets.labelled_rows()),
+        dropout_seed,
+        head_mask: None,
+        last_layer_rows: None,
+        word_rows: None,
+    };
     let mut trace = forward(p, cfg, batch, &opts)?;
     let mut grads = p.zeros_like();
     let loss = backward(p, cfg, batch, &mut trace, targets, &mut grads)?;
@@ -98,6 +104,19 @@ pub fn backward<T: Real>(
     targets: &Targets,
     g: &mut Grads<T>,
 ) -> Result<LossOutput<T>> {
+    backward_with_inputs(p, cfg, batch, tr, targets, g).map(|(l, _)| l)
+}
+
+/// `backward`, also returning the loss's gradient with respect to the embeddings' sum (N, H):
+/// the word-embedding rows' gradient (word + position + segment are added), for attributions.
+pub fn backward_with_inputs<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    batch: &Batch,
+    tr: &mut ForwardTrace<T>,
+    targets: &Targets,
+    g: &mut Grads<T>,
+) -> Result<(LossOutput<T>, Array2<T>)> {
     targets.validate(cfg, batch)?;
     let (b, t, h) = (tr.b, tr.t, cfg.hidden_size);
     let n = b * t;
@@ -305,5 +324,5 @@ pub fn backward<T: Real>(
     }
 
     let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
-    Ok(LossOutput { loss, mlm_loss, nsp_loss, task_loss })
+    Ok((LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum))
 }

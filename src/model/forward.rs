@@ -85,6 +85,9 @@ pub struct ForwardOptions<T> {
     /// the rest of that layer only for these rows, and the other rows of the last hidden state are
     /// 0. The same loss and gradients as the whole layer (tested) for about a third less work.
     pub last_layer_rows: Option<Vec<usize>>,
+    /// (N, H) rows used instead of the word-embedding lookup (positions and segments as usual):
+    /// attributions move them (integrated gradients' path from a baseline).
+    pub word_rows: Option<Array2<T>>,
 }
 
 #[derive(Clone, Debug)]
@@ -191,7 +194,11 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
     let mask = Array2::from_shape_fn((b, t), |(i, j)| T::c(batch.attention_mask[i * t + j] as f64));
 
     // Embeddings: word + position + token type, LayerNorm, dropout.
-    let word = embedding_forward(p.emb.word.view(), &batch.input_ids); // (N, H)
+    let word = match &opts.word_rows {
+        Some(w) if w.dim() == (b * t, h) => w.clone(),
+        Some(w) => return Err(BertError::Input(format!("word rows must be (B*T, H) = ({}, {h}), got {:?}", b * t, w.dim()))),
+        None => embedding_forward(p.emb.word.view(), &batch.input_ids), // (N, H)
+    };
     let pos_table = match (&p.emb.position, cfg.position_encoding) {
         (Some(table), PositionEncoding::Learned) => table.slice(s![..t, ..]).to_owned(),
         _ => sinusoidal_table::<T>(t, h),

@@ -1,0 +1,299 @@
+//! Which input tokens an output depended on: gradient attributions of f = the log-softmax
+//! probability of one output (a [MASK] guess, a class, a token's tag, an answer's start or end)
+//! with respect to x_t, the word-embedding row of token t (positions and segments unchanged, dropout
+//! off):
+//! - `grad`: s_t = ||df/dx_t||;
+//! - `grad-x-input`: s_t = df/dx_t . x_t;
+//! - `ig` (integrated gradients): s_t = (x_t - x'_t) . mean over k = 1..N of df/dx_t at
+//!   x' + (k/N)(x - x'), the baseline x' the [PAD] row at every position; the completeness gap
+//!   |sum_t s_t - (f(x) - f(x'))| says how far N steps are from the integral.
+//!
+//! df/dx comes from the exact backward: the target as a one-item loss (cross-entropy = -f), its
+//! gradient with respect to the embeddings' sum. The N integrated-gradient points run as batches.
+
+use crate::bundle::Bert;
+use crate::config::TaskKind;
+use crate::cpu::cross_entropy::IGNORE;
+use crate::error::{BertError, Result};
+use crate::model::backward::{backward_with_inputs, Targets};
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::task::{span_logits, TaskLabels};
+use crate::tokenize::Encoded;
+use ndarray::{s, Array2, ArrayView1};
+use serde::{Deserialize, Serialize};
+
+/// The output to explain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Target {
+    /// The guess `token` at position `pos` (a masked-LM head).
+    Mask {
+        pos: usize,
+        token: u32,
+    },
+    /// A sequence classifier's class.
+    Class(usize),
+    /// A token classifier's tag at `pos`.
+    Tag {
+        pos: usize,
+        label: usize,
+    },
+    /// An answer's start or end at `pos`.
+    Start(usize),
+    End(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Grad,
+    GradXInput,
+    Ig,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Grad, Method::GradXInput, Method::Ig];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Grad => "grad",
+            Method::GradXInput => "grad-x-input",
+            Method::Ig => "ig",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.key() == s)
+            .ok_or_else(|| BertError::Input(format!("unknown method `{s}`: grad, grad-x-input or ig")))
+    }
+}
+
+/// What `bertscope attribute` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    pub tokens: Vec<String>,
+    /// The target as a spec (`mask:POS:TOKEN`, `class:LABEL`, `tag:POS:LABEL`, `start:POS`, `end:POS`).
+    pub target: String,
+    pub method: Method,
+    /// f(x): the log-probability of the target.
+    pub value: f32,
+    /// One score per token.
+    pub scores: Vec<f32>,
+    /// Integrated gradients: |sum of scores - (f(x) - f(baseline))|.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness_gap: Option<f32>,
+}
+
+impl Target {
+    /// Parses a spec against the model and the encoded input: `mask:POS:TOKEN` (a word of the
+    /// vocabulary or an id), `class:LABEL`, `tag:POS:LABEL` (label names or ids), `start:POS`,
+    /// `end:POS`. Positions are token positions (0 = [CLS]).
+    pub fn parse(spec: &str, bert: &Bert, enc: &Encoded) -> Result<Self> {
+        let t = enc.input_ids.len();
+        let bad = |m: String| BertError::Input(format!("target `{spec}`: {m}"));
+        let pos = |v: &str| -> Result<usize> {
+            let p: usize = v.parse().map_err(|_| bad(format!("`{v}` is not a token position")))?;
+            if p >= t {
+                return Err(bad(format!("position {p} is outside the {t} tokens")));
+            }
+            Ok(p)
+        };
+        let label = |v: &str| -> Result<usize> {
+            let n = bert.cfg.num_labels();
+            bert.cfg.label_id(v).or_else(|| v.parse().ok().filter(|&i: &usize| i < n)).ok_or_else(|| {
+                bad(format!("no label `{v}` (the model's: {})", (0..n).map(|i| bert.cfg.label_name(i)).collect::<Vec<_>>().join(", ")))
+            })
+        };
+        let kind = bert.params.heads().task.map(|h| h.kind);
+        let need = |k: TaskKind| -> Result<()> {
+            (kind == Some(k)).then_some(()).ok_or_else(|| bad(format!("the model is not a {}", k.architecture())))
+        };
+        let parts: Vec<&str> = spec.split(':').collect();
+        match parts.as_slice() {
+            ["mask", p, tok] => {
+                if bert.params.mlm.is_none() {
+                    return Err(bad("the model has no masked-LM head".into()));
+                }
+                let token = match bert.tokenizer.token_to_id(tok) {
+                    Some(id) => id,
+                    None => tok
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&i| (i as usize) < bert.cfg.vocab_size)
+                        .ok_or_else(|| bad(format!("`{tok}` is neither a word of the vocabulary nor a token id")))?,
+                };
+                Ok(Target::Mask { pos: pos(p)?, token })
+            }
+            ["class", l] => {
+                need(TaskKind::SequenceClassification)?;
+                if bert.cfg.is_regression() {
+                    return Err(bad("a regression head has no classes".into()));
+                }
+                Ok(Target::Class(label(l)?))
+            }
+            ["tag", p, l] => {
+                need(TaskKind::TokenClassification)?;
+                Ok(Target::Tag { pos: pos(p)?, label: label(l)? })
+            }
+            ["start", p] => {
+                need(TaskKind::QuestionAnswering)?;
+                Ok(Target::Start(pos(p)?))
+            }
+            ["end", p] => {
+                need(TaskKind::QuestionAnswering)?;
+                Ok(Target::End(pos(p)?))
+            }
+            _ => Err(bad("expected mask:POS:TOKEN, class:LABEL, tag:POS:LABEL, start:POS or end:POS".into())),
+        }
+    }
+
+    pub fn spec(&self, bert: &Bert) -> String {
+        match *self {
+            Target::Mask { pos, token } => format!("mask:{pos}:{}", bert.tokenizer.id_to_token(token)),
+            Target::Class(l) => format!("class:{}", bert.cfg.label_name(l)),
+            Target::Tag { pos, label } => format!("tag:{pos}:{}", bert.cfg.label_name(label)),
+            Target::Start(p) => format!("start:{p}"),
+            Target::End(p) => format!("end:{p}"),
+        }
+    }
+
+    /// The one-item loss of each of `k` copies of a `t`-token input: cross-entropy at the target,
+    /// which is -f (a span's loss is half its start's plus half its end's: the other is ignored).
+    fn labels(&self, k: usize, t: usize) -> Targets {
+        let none = Targets { mlm_labels: None, nsp_labels: None, task: None };
+        let per_token = |pos: usize, v: i64| {
+            let mut l = vec![IGNORE; k * t];
+            for i in 0..k {
+                l[i * t + pos] = v;
+            }
+            l
+        };
+        match *self {
+            Target::Mask { pos, token } => Targets { mlm_labels: Some(per_token(pos, token as i64)), ..none },
+            Target::Class(c) => Targets { task: Some(TaskLabels::Classes(vec![c as i64; k])), ..none },
+            Target::Tag { pos, label } => Targets { task: Some(TaskLabels::Tags(per_token(pos, label as i64))), ..none },
+            // T is outside the sequence: ignored, as HF clamps and ignores it
+            Target::Start(p) => Targets { task: Some(TaskLabels::Spans { start: vec![p as i64; k], end: vec![t as i64; k] }), ..none },
+            Target::End(p) => Targets { task: Some(TaskLabels::Spans { start: vec![t as i64; k], end: vec![p as i64; k] }), ..none },
+        }
+    }
+
+    /// d(loss)/df for one of the k items: the loss is the mean over the items of -f (times 1/2
+    /// for a span's start or end).
+    fn loss_per_f(&self, k: usize) -> f64 {
+        let half = matches!(self, Target::Start(_) | Target::End(_));
+        -(if half { 0.5 } else { 1.0 }) / k as f64
+    }
+
+    /// f of item `i` from its trace: the log-softmax of the target's logits.
+    fn value(&self, tr: &ForwardTrace<f32>, i: usize, t: usize) -> f32 {
+        let log_softmax_at = |row: ArrayView1<f32>, at: usize| {
+            let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            let s: f64 = row.iter().map(|&v| ((v - m) as f64).exp()).sum();
+            ((row[at] - m) as f64 - s.ln()) as f32
+        };
+        match *self {
+            Target::Mask { token, .. } => {
+                let mlm = tr.mlm.as_ref().expect("MLM logits at the target rows");
+                log_softmax_at(mlm.logits.row(i), token as usize)
+            }
+            Target::Class(c) => log_softmax_at(tr.task.as_ref().expect("a task head").logits.row(i), c),
+            Target::Tag { pos, label } => log_softmax_at(tr.task.as_ref().expect("a task head").logits.row(i * t + pos), label),
+            Target::Start(p) | Target::End(p) => {
+                let col = matches!(self, Target::End(_)) as usize;
+                let l = span_logits(tr.task.as_ref().expect("a task head").logits.view(), tr.b, t, col);
+                log_softmax_at(l.row(i), p)
+            }
+        }
+    }
+}
+
+/// Integrated-gradient points per forward + backward.
+const IG_CHUNK: usize = 32;
+
+/// f and df/dx (T, H) at each of `points` (each (T, H) word rows) for the input `enc`.
+fn grads_at(bert: &Bert, enc: &Encoded, target: &Target, points: &[Array2<f32>]) -> Result<Vec<(f32, Array2<f32>)>> {
+    let t = enc.input_ids.len();
+    let h = bert.cfg.hidden_size;
+    let mut out = Vec::with_capacity(points.len());
+    for chunk in points.chunks(IG_CHUNK) {
+        let k = chunk.len();
+        let batch = Batch {
+            b: k,
+            t,
+            input_ids: (0..k).flat_map(|_| enc.input_ids.iter().map(|&i| i as usize)).collect(),
+            token_type_ids: (0..k).flat_map(|_| enc.token_type_ids.iter().map(|&i| i as usize)).collect(),
+            attention_mask: vec![1; k * t],
+        };
+        let mut rows = Array2::zeros((k * t, h));
+        for (i, p) in chunk.iter().enumerate() {
+            rows.slice_mut(s![i * t..(i + 1) * t, ..]).assign(p);
+        }
+        let targets = target.labels(k, t);
+        let mlm_rows = match target {
+            Target::Mask { .. } => MlmRows::Rows(targets.labelled_rows()),
+            _ => MlmRows::None,
+        };
+        let opts = ForwardOptions { mlm_rows, word_rows: Some(rows), ..Default::default() };
+        let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
+        let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
+        let mut g = bert.params.zeros_like();
+        let (_, d_sum) = backward_with_inputs(&bert.params, &bert.cfg, &batch, &mut tr, &targets, &mut g)?;
+        let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
+        for (i, v) in values.into_iter().enumerate() {
+            out.push((v, d_sum.slice(s![i * t..(i + 1) * t, ..]).mapv(|x| x * scale)));
+        }
+    }
+    Ok(out)
+}
+
+/// The attribution of `target` for `text` (and `pair`) by `method`; `steps` integrated-gradient
+/// points (at least 1).
+pub fn attribute(bert: &Bert, text: &str, pair: Option<&str>, target: &str, method: Method, steps: usize) -> Result<Attribution> {
+    let enc = bert.tokenizer.encode(text, pair)?;
+    let target_v = Target::parse(target, bert, &enc)?;
+    attribute_encoded(bert, &enc, &target_v, method, steps)
+}
+
+/// `attribute` on an encoded input.
+pub fn attribute_encoded(bert: &Bert, enc: &Encoded, target: &Target, method: Method, steps: usize) -> Result<Attribution> {
+    let x = crate::cpu::embedding::embedding_forward(
+        bert.params.emb.word.view(),
+        &enc.input_ids.iter().map(|&i| i as usize).collect::<Vec<_>>(),
+    );
+    let t = x.nrows();
+    let dot =
+        |a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>| a.iter().zip(b).map(|(p, q)| (*p as f64) * (*q as f64)).sum::<f64>();
+    let (value, scores, gap) = match method {
+        Method::Grad | Method::GradXInput => {
+            let (v, g) = grads_at(bert, enc, target, std::slice::from_ref(&x))?.pop().expect("one point");
+            let scores = (0..t)
+                .map(|i| match method {
+                    Method::Grad => dot(g.row(i), g.row(i)).sqrt() as f32,
+                    _ => dot(g.row(i), x.row(i)) as f32,
+                })
+                .collect();
+            (v, scores, None)
+        }
+        Method::Ig => {
+            let n = steps.max(1);
+            let pad = bert.tokenizer.pad_id as usize;
+            let base = Array2::from_shape_fn(x.dim(), |(_, j)| bert.params.emb.word[[pad, j]]);
+            let diff = &x - &base;
+            // k = 0 (the baseline, for f(x') only) .. N (k = N is x itself)
+            let points: Vec<Array2<f32>> = (0..=n).map(|k| &base + &(&diff * (k as f32 / n as f32))).collect();
+            let at = grads_at(bert, enc, target, &points)?;
+            let mut mean = Array2::<f64>::zeros(x.dim());
+            for (_, g) in &at[1..] {
+                mean.zip_mut_with(g, |m, &v| *m += v as f64 / n as f64);
+            }
+            let scores: Vec<f32> =
+                (0..t).map(|i| diff.row(i).iter().zip(mean.row(i)).map(|(d, m)| *d as f64 * m).sum::<f64>() as f32).collect();
+            let (f0, f1) = (at[0].0, at[n].0);
+            let total: f64 = scores.iter().map(|&s| s as f64).sum();
+            (f1, scores, Some((total - (f1 as f64 - f0 as f64)).abs() as f32))
+        }
+    };
+    Ok(Attribution { tokens: enc.tokens.clone(), target: target.spec(bert), method, value, scores, completeness_gap: gap })
+}
