@@ -14,5 +14,6 @@ pub mod heatmap_svg;
 pub mod layer_summary;
 pub mod snapshot;
 pub mod training;
+pub mod why;
 
 pub use snapshot::{build, ModelInfo, Request, Snapshot};

@@ -86,11 +86,10 @@ pub struct Attribution {
 }
 
 impl Target {
-    /// Parses a spec against the model and the encoded input: `mask:POS:TOKEN` (a word of the
+    /// Parses a spec against the model and a `t`-token input: `mask:POS:TOKEN` (a word of the
     /// vocabulary or an id), `class:LABEL`, `tag:POS:LABEL` (label names or ids), `start:POS`,
     /// `end:POS`. Positions are token positions (0 = [CLS]).
-    pub fn parse(spec: &str, bert: &Bert, enc: &Encoded) -> Result<Self> {
-        let t = enc.input_ids.len();
+    pub fn parse(spec: &str, bert: &Bert, t: usize) -> Result<Self> {
         let bad = |m: String| BertError::Input(format!("target `{spec}`: {m}"));
         let pos = |v: &str| -> Result<usize> {
             let p: usize = v.parse().map_err(|_| bad(format!("`{v}` is not a token position")))?;
@@ -109,7 +108,15 @@ impl Target {
         let need = |k: TaskKind| -> Result<()> {
             (kind == Some(k)).then_some(()).ok_or_else(|| bad(format!("the model is not a {}", k.architecture())))
         };
-        let parts: Vec<&str> = spec.split(':').collect();
+        // the last field may hold ':' itself (a token or label name)
+        let (kind_s, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let parts: Vec<&str> = match kind_s {
+            "mask" | "tag" => match rest.split_once(':') {
+                Some((a, b)) => vec![kind_s, a, b],
+                None => vec![kind_s, rest],
+            },
+            _ => vec![kind_s, rest],
+        };
         match parts.as_slice() {
             ["mask", p, tok] => {
                 if bert.params.mlm.is_none() {
@@ -212,9 +219,24 @@ impl Target {
 /// Integrated-gradient points per forward + backward.
 const IG_CHUNK: usize = 32;
 
-/// f and df/dx (T, H) at each of `points` (each (T, H) word rows) for the input `enc`.
-fn grads_at(bert: &Bert, enc: &Encoded, target: &Target, points: &[Array2<f32>]) -> Result<Vec<(f32, Array2<f32>)>> {
-    let t = enc.input_ids.len();
+/// One input to explain: its ids, segments and pieces, and the heads switched off ((L, NH) 0/1).
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub ids: Vec<u32>,
+    pub segments: Vec<u32>,
+    pub tokens: Vec<String>,
+    pub head_mask: Option<Array2<f32>>,
+}
+
+impl Input {
+    pub fn of(enc: &Encoded) -> Self {
+        Input { ids: enc.input_ids.clone(), segments: enc.token_type_ids.clone(), tokens: enc.tokens.clone(), head_mask: None }
+    }
+}
+
+/// f and df/dx (T, H) at each of `points` (each (T, H) word rows) for the input.
+fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>]) -> Result<Vec<(f32, Array2<f32>)>> {
+    let t = input.ids.len();
     let h = bert.cfg.hidden_size;
     let mut out = Vec::with_capacity(points.len());
     for chunk in points.chunks(IG_CHUNK) {
@@ -222,8 +244,8 @@ fn grads_at(bert: &Bert, enc: &Encoded, target: &Target, points: &[Array2<f32>])
         let batch = Batch {
             b: k,
             t,
-            input_ids: (0..k).flat_map(|_| enc.input_ids.iter().map(|&i| i as usize)).collect(),
-            token_type_ids: (0..k).flat_map(|_| enc.token_type_ids.iter().map(|&i| i as usize)).collect(),
+            input_ids: (0..k).flat_map(|_| input.ids.iter().map(|&i| i as usize)).collect(),
+            token_type_ids: (0..k).flat_map(|_| input.segments.iter().map(|&i| i as usize)).collect(),
             attention_mask: vec![1; k * t],
         };
         let mut rows = Array2::zeros((k * t, h));
@@ -235,7 +257,7 @@ fn grads_at(bert: &Bert, enc: &Encoded, target: &Target, points: &[Array2<f32>])
             Target::Mask { .. } => MlmRows::Rows(targets.labelled_rows()),
             _ => MlmRows::None,
         };
-        let opts = ForwardOptions { mlm_rows, word_rows: Some(rows), ..Default::default() };
+        let opts = ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), ..Default::default() };
         let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
         let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
         let mut g = bert.params.zeros_like();
@@ -252,22 +274,20 @@ fn grads_at(bert: &Bert, enc: &Encoded, target: &Target, points: &[Array2<f32>])
 /// points (at least 1).
 pub fn attribute(bert: &Bert, text: &str, pair: Option<&str>, target: &str, method: Method, steps: usize) -> Result<Attribution> {
     let enc = bert.tokenizer.encode(text, pair)?;
-    let target_v = Target::parse(target, bert, &enc)?;
-    attribute_encoded(bert, &enc, &target_v, method, steps)
+    let target_v = Target::parse(target, bert, enc.input_ids.len())?;
+    attribute_input(bert, &Input::of(&enc), &target_v, method, steps)
 }
 
-/// `attribute` on an encoded input.
-pub fn attribute_encoded(bert: &Bert, enc: &Encoded, target: &Target, method: Method, steps: usize) -> Result<Attribution> {
-    let x = crate::cpu::embedding::embedding_forward(
-        bert.params.emb.word.view(),
-        &enc.input_ids.iter().map(|&i| i as usize).collect::<Vec<_>>(),
-    );
+/// `attribute` on a prepared input.
+pub fn attribute_input(bert: &Bert, input: &Input, target: &Target, method: Method, steps: usize) -> Result<Attribution> {
+    let ids: Vec<usize> = input.ids.iter().map(|&i| i as usize).collect();
+    let x = crate::cpu::embedding::embedding_forward(bert.params.emb.word.view(), &ids);
     let t = x.nrows();
     let dot =
         |a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>| a.iter().zip(b).map(|(p, q)| (*p as f64) * (*q as f64)).sum::<f64>();
     let (value, scores, gap) = match method {
         Method::Grad | Method::GradXInput => {
-            let (v, g) = grads_at(bert, enc, target, std::slice::from_ref(&x))?.pop().expect("one point");
+            let (v, g) = grads_at(bert, input, target, std::slice::from_ref(&x))?.pop().expect("one point");
             let scores = (0..t)
                 .map(|i| match method {
                     Method::Grad => dot(g.row(i), g.row(i)).sqrt() as f32,
@@ -283,7 +303,7 @@ pub fn attribute_encoded(bert: &Bert, enc: &Encoded, target: &Target, method: Me
             let diff = &x - &base;
             // k = 0 (the baseline, for f(x') only) .. N (k = N is x itself)
             let points: Vec<Array2<f32>> = (0..=n).map(|k| &base + &(&diff * (k as f32 / n as f32))).collect();
-            let at = grads_at(bert, enc, target, &points)?;
+            let at = grads_at(bert, input, target, &points)?;
             let mut mean = Array2::<f64>::zeros(x.dim());
             for (_, g) in &at[1..] {
                 mean.zip_mut_with(g, |m, &v| *m += v as f64 / n as f64);
@@ -295,5 +315,15 @@ pub fn attribute_encoded(bert: &Bert, enc: &Encoded, target: &Target, method: Me
             (f1, scores, Some((total - (f1 as f64 - f0 as f64)).abs() as f32))
         }
     };
-    Ok(Attribution { tokens: enc.tokens.clone(), target: target.spec(bert), method, value, scores, completeness_gap: gap })
+    Ok(Attribution { tokens: input.tokens.clone(), target: target.spec(bert), method, value, scores, completeness_gap: gap })
+}
+
+impl Target {
+    /// The position whose output this is ([CLS] for a class).
+    pub fn position(&self) -> usize {
+        match *self {
+            Target::Mask { pos, .. } | Target::Tag { pos, .. } | Target::Start(pos) | Target::End(pos) => pos,
+            Target::Class(_) => 0,
+        }
+    }
 }
