@@ -44,6 +44,8 @@ pub struct Request {
     /// Whether those two views are open: closed, their details are neither computed nor sent.
     pub head_steps: bool,
     pub ffn_steps: bool,
+    /// "Why this prediction": attribute an output after the snapshot (sent apart, `FromEngine::Why`).
+    pub why: Option<crate::explain::why::WhyRequest>,
 }
 
 /// A loaded model, as the page describes it.

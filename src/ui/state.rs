@@ -6,7 +6,9 @@
 use super::url::UrlState;
 use crate::explain::embeddings::PositionView;
 use crate::explain::snapshot::MaskPredictions;
+use crate::explain::why::{WhyRequest, WhyView};
 use crate::explain::{ModelInfo, Request, Snapshot};
+use crate::infer::attribute::Method;
 use crate::worker::protocol::{DevicePref, DeviceStatus, FromEngine};
 use std::rc::Rc;
 
@@ -104,7 +106,17 @@ pub struct AppState {
     /// Milliseconds the page spent downloading the files it handed to the worker (the early
     /// download of the default model), added to the worker's load time when it answers.
     pub fetched_ms: f64,
+    /// "Why this prediction": open (each request then asks for it), the output picked (None: the
+    /// first listed), the method, the latest attribution and why it failed.
+    pub why_open: bool,
+    pub why_target: Option<String>,
+    pub why_method: Method,
+    pub why: Option<Rc<WhyView>>,
+    pub why_error: Option<String>,
 }
+
+/// Integrated-gradient steps the page asks for.
+pub const WHY_STEPS: usize = 32;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -129,6 +141,10 @@ pub enum Action {
     HideSpecials(bool),
     /// Open or close the head average and rollout.
     ShowDerived(bool),
+    /// Open or close "why this prediction"; explain this output (a target spec); by this method.
+    ShowWhy(bool),
+    WhyTarget(String),
+    WhyMethod(Method),
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
     /// The user asked for another model: its label, and its folder when it can be kept in the URL
@@ -176,6 +192,11 @@ impl AppState {
             presenter: url.present,
             positions: None,
             fetched_ms: 0.0,
+            why_open: url.open.iter().any(|f| f == "why"),
+            why_target: None,
+            why_method: Method::Grad,
+            why: None,
+            why_error: None,
         }
     }
 
@@ -192,7 +213,7 @@ impl AppState {
             focus: (self.head_focus != self.selected.unwrap_or((0, 0))).then_some(self.head_focus),
             ffn: (self.ffn_focus != (0, 0)).then_some(self.ffn_focus),
             hide: self.hide_specials,
-            open: [(self.head_steps, "steps"), (self.ffn_steps, "ffn"), (self.derived_open, "derived")]
+            open: [(self.head_steps, "steps"), (self.ffn_steps, "ffn"), (self.derived_open, "derived"), (self.why_open, "why")]
                 .into_iter()
                 .filter(|(on, _)| *on)
                 .map(|(_, f)| f.to_string())
@@ -217,6 +238,7 @@ impl AppState {
             ffn_focus: self.ffn_focus,
             head_steps: self.head_steps,
             ffn_steps: self.ffn_steps,
+            why: self.why_open.then(|| WhyRequest { target: self.why_target.clone(), method: Some(self.why_method), steps: WHY_STEPS }),
         }
     }
 
@@ -294,6 +316,26 @@ impl AppState {
             }
             Action::HideSpecials(on) => self.hide_specials = on,
             Action::ShowDerived(open) => self.derived_open = open,
+            Action::ShowWhy(open) => {
+                if open != self.why_open {
+                    self.why_open = open;
+                    if open {
+                        self.edit += 1; // ask again, with the attribution
+                    }
+                }
+            }
+            Action::WhyTarget(spec) => {
+                if self.why_target.as_deref() != Some(spec.as_str()) {
+                    self.why_target = Some(spec);
+                    self.edit += 1;
+                }
+            }
+            Action::WhyMethod(m) => {
+                if m != self.why_method {
+                    self.why_method = m;
+                    self.edit += 1;
+                }
+            }
             Action::FocusFfn(l, t) => {
                 if (l, t) != self.ffn_focus {
                     self.ffn_focus = (l, t);

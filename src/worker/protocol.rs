@@ -138,6 +138,13 @@ pub enum FromEngine {
     Train(TrainEvent),
     Tune(TuneEvent),
     Device(DeviceStatus),
+    /// The attribution asked for by request `seq` ("why this prediction"), after its snapshot.
+    Why(Box<crate::explain::why::WhyView>),
+    /// The attribution of request `seq` could not be computed.
+    WhyFailed {
+        seq: u64,
+        message: String,
+    },
     /// The position views of the model the explainer now uses (they do not depend on the text:
     /// sent once, after `Loaded` and `ModelChanged`).
     Positions(Box<PositionView>),
@@ -304,6 +311,14 @@ mod tests {
                 PickedFile { name: "m/model.safetensors".into(), bytes: vec![0, 255, 7] },
             ]),
             ToEngine::Explain(req.clone()),
+            ToEngine::Explain(Request {
+                why: Some(crate::explain::why::WhyRequest {
+                    target: Some("mask:3:sat".into()),
+                    method: Some(crate::infer::attribute::Method::GradXInput),
+                    steps: 32,
+                }),
+                ..req.clone()
+            }),
             ToEngine::Device(DevicePref::Cpu),
             ToEngine::Train(TrainCmd::Start(setup.clone())),
             ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
@@ -386,6 +401,12 @@ mod tests {
             FromEngine::Tune(TuneEvent::Saved(vec![("config.json".into(), 12, "blob:x".into())])),
             FromEngine::Tune(TuneEvent::Failed("test.jsonl line 3: unknown label `maybe`".into())),
             FromEngine::Tune(TuneEvent::Reset),
+            FromEngine::Why(Box::new({
+                let w = crate::explain::why::WhyRequest { target: None, method: Some(crate::infer::attribute::Method::Ig), steps: 4 };
+                let prep = crate::explain::why::prepare(&bert, &snap, &w).expect("a [MASK] to explain");
+                crate::explain::why::finish(&bert, prep).unwrap()
+            })),
+            FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
         ];
         for m in &from {
             round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -430,6 +451,8 @@ mod tests {
                 FromEngine::ModelChanged { .. } => 6,
                 FromEngine::Device(_) => 7,
                 FromEngine::Positions(_) => 8,
+                FromEngine::Why(_) => 26,
+                FromEngine::WhyFailed { .. } => 27,
                 FromEngine::Train(e) => match e {
                     TrainEvent::Preparing(_) => 9,
                     TrainEvent::Ready { .. } => 10,
@@ -453,6 +476,6 @@ mod tests {
                 },
             })
             .collect();
-        assert_eq!(from_kinds.len(), 26, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+        assert_eq!(from_kinds.len(), 28, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
     }
 }

@@ -45,6 +45,7 @@ mod tune_panel;
 mod tune_probe;
 mod tune_results;
 mod value_legend;
+mod why;
 
 pub use ablation::Ablation;
 pub use attention_grid::AttentionGrid;
@@ -80,6 +81,7 @@ pub use train_panel::{Control, TrainPanel};
 pub use tune_panel::{TuneControl, TunePanel};
 pub use tune_probe::TuneProbeView;
 pub use tune_results::{TuneBatchView, TuneCharts, TuneScores};
+pub use why::WhyPanel;
 
 use crate::explain::Snapshot;
 use std::rc::Rc;

@@ -5,7 +5,7 @@
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
     Ablation, AttentionPanel, BeforePredictions, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory, Layers, Predictions, SnapRef,
-    TaskPanel, TextInput, Tokens,
+    TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -101,6 +101,11 @@ pub fn ExplainTab(p: &Props) -> Html {
                     }
                     None => placeholder("Predictions"),
                 } }
+                <Fold label="Why this prediction? Which words it depended on (gradients, beside attention)" testid="fold-why"
+                    open={state.why_open} on_toggle={to_state(d, Action::ShowWhy)}>
+                    <WhyPanel view={state.why.clone()} error={state.why_error.clone()} method={state.why_method}
+                        on_target={to_state(d, Action::WhyTarget)} on_method={to_state(d, Action::WhyMethod)} />
+                </Fold>
             </section>
 
             <section class="card">

@@ -81,6 +81,18 @@ impl AppState {
             }
             FromEngine::Train(_) | FromEngine::Tune(_) => {} // the training and fine-tuning reducers take these
             FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
+            FromEngine::Why(v) => {
+                // an older request's attribution still shows until the newer one comes
+                if self.why.as_ref().is_none_or(|old| v.seq >= old.seq) {
+                    self.why_error = None;
+                    self.why = Some(Rc::new(*v));
+                }
+            }
+            FromEngine::WhyFailed { seq, message } => {
+                if seq == self.edit {
+                    self.why_error = Some(message);
+                }
+            }
             FromEngine::Snapshot(s) => {
                 // a reply for an older edit still shows (better than nothing); the newer one follows
                 if self.snapshot.as_ref().is_none_or(|old| s.seq >= old.seq) {

@@ -209,11 +209,32 @@ impl Worker {
                         return false;
                     }
                 }
+                // "why": the cheap part (options, rollout) from the snapshot before it goes
+                let why = match (&reply, &req.why) {
+                    (FromEngine::Snapshot(s), Some(w)) => self.active().and_then(|b| crate::explain::why::prepare(b, s, w)),
+                    _ => None,
+                };
                 span_start("send");
                 if scope.send(reply).await.is_err() {
                     return false;
                 }
                 span_end("send");
+                // then the attribution (a forward + backward; N + 1 for integrated gradients)
+                if let Some(prep) = why {
+                    yield_now().await;
+                    let t0 = now_ms();
+                    let msg = match self.active().map(|b| crate::explain::why::finish(b, prep)) {
+                        Some(Ok(mut v)) => {
+                            v.ms = now_ms() - t0;
+                            FromEngine::Why(Box::new(v))
+                        }
+                        Some(Err(e)) => FromEngine::WhyFailed { seq: req.seq, message: e.to_string() },
+                        None => FromEngine::WhyFailed { seq: req.seq, message: "The model is not loaded yet.".into() },
+                    };
+                    if scope.send(msg).await.is_err() {
+                        return false;
+                    }
+                }
                 // The position views (folded at first) and Auto's one-off timing race wait until
                 // the answer is on its way: yield first, so the reply is posted before they run.
                 let positions = std::mem::take(&mut self.positions_due);
