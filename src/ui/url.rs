@@ -1,5 +1,5 @@
 //! The page's state in its URL: `?text=..&pair=..&mask=2,5&off=0.1,1.0&head=1.0&focus=1.1&ffn=0.4
-//! &hide=1&open=steps,ffn,derived&model=..`.
+//! &hide=1&open=steps,ffn,derived,why&model=..`.
 //! Query strings are read and written here (percent-encoding, UTF-8), so `?text=` works when
 //! opened directly and a shared link shows the same view.
 
@@ -28,13 +28,13 @@ pub struct UrlState {
     pub ffn: Option<(usize, usize)>,
     /// `hide=1`: [CLS]/[SEP] hidden in the attention views.
     pub hide: bool,
-    /// `open=steps,ffn,derived`: the folds open (one head step by step, the FFN, head average and
-    /// rollout), in that order; other names are ignored.
+    /// `open=steps,ffn,derived,why`: the folds open (one head step by step, the FFN, head average
+    /// and rollout, why this prediction), in that order; other names are ignored.
     pub open: Vec<String>,
 }
 
 /// The fold names `open=` knows.
-pub const FOLDS: [&str; 3] = ["steps", "ffn", "derived"];
+pub const FOLDS: [&str; 4] = ["steps", "ffn", "derived", "why"];
 
 /// Decodes `%XX` and `+` (a space) of one query component; invalid escapes are kept as they are,
 /// invalid UTF-8 becomes U+FFFD.
