@@ -34,8 +34,11 @@ pub fn linear_backward<T: Real>(
     dw: ArrayViewMut2<T>,
     db: Option<ArrayViewMut1<T>>,
 ) -> Array2<T> {
-    T::gemm(T::one(), &dy.t(), &x, T::one(), &mut { dw });
-    if let Some(mut db) = db {
+    // an empty dW / db: the caller wants only dx (`BertParams::input_grads_only`)
+    if !dw.is_empty() {
+        T::gemm(T::one(), &dy.t(), &x, T::one(), &mut { dw });
+    }
+    if let Some(mut db) = db.filter(|d| !d.is_empty()) {
         db += &dy.sum_axis(Axis(0));
     }
     matmul(dy, w)

@@ -260,7 +260,7 @@ fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>])
         let opts = ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), ..Default::default() };
         let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
         let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
-        let mut g = bert.params.zeros_like();
+        let mut g = bert.params.input_grads_only();
         let (_, d_sum) = backward_with_inputs(&bert.params, &bert.cfg, &batch, &mut tr, &targets, &mut g)?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
         for (i, v) in values.into_iter().enumerate() {

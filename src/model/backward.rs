@@ -305,6 +305,11 @@ pub fn backward_with_inputs<T: Real>(
     // HF's word embedding is nn.Embedding(padding_idx = pad_token_id): the lookup sends no gradient
     // to the pad row (it matters where padded positions carry loss, as in a span head's softmax over
     // T; a tied decoder's gradient to that row stays).
+    if g.emb.word.is_empty() {
+        // input gradients only (`BertParams::input_grads_only`): no table gradients
+        let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
+        return Ok((LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum));
+    }
     match cfg.pad_token_id().filter(|pad| batch.input_ids.contains(pad)) {
         Some(pad) => {
             let mut d_word = d_sum.clone();

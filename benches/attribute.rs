@@ -1,0 +1,60 @@
+//! `cargo bench --bench attribute`: what an attribution costs next to what the page already
+//! computes, on the shipped model and a 21-token sentence with one [MASK], measured side by side
+//! in one run (native CPU, one thread): the explainer's snapshot, one forward + backward of the
+//! target's loss, and grad, grad x input and integrated gradients (N = 32). Prints a table with the
+//! targets: grad and grad x input within one frame (16 ms) on top of a keystroke, IG within 4x one
+//! forward + backward.
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use bertscope::bundle::Bert;
+use bertscope::explain::snapshot::{build, Request};
+use bertscope::infer::attribute::{attribute_input, Input, Method, Target};
+use bertscope::model::backward::{loss_and_grads, Targets};
+use bertscope::model::forward::Batch;
+use std::path::Path;
+use std::time::Instant;
+
+fn time(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[reps / 2]
+}
+
+fn main() {
+    let reps = std::env::var("BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
+    let bert = Bert::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default").as_path()).unwrap();
+    let text = "the quick brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.";
+    let enc = bert.tokenizer.encode(text, None).unwrap();
+    let t = enc.input_ids.len();
+    let mask = enc.input_ids.iter().position(|&i| i == bert.tokenizer.mask_id).unwrap();
+    let input = Input::of(&enc);
+    let target = Target::parse(&format!("mask:{mask}:cat"), &bert, t).unwrap();
+    let req = Request { text: text.into(), top_k: 5, ..Default::default() };
+    let batch = Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), vec![0; t]);
+    let mut labels = vec![-100i64; t];
+    labels[mask] = bert.tokenizer.token_to_id("cat").unwrap() as i64;
+    let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
+
+    let snapshot = time(reps, || drop(build(&bert, &req).unwrap()));
+    let fwd_bwd = time(reps, || drop(loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap()));
+    let run = |m: Method, n: usize| time(reps, || drop(attribute_input(&bert, &input, &target, m, n).unwrap()));
+    let (grad, gxi, ig) = (run(Method::Grad, 1), run(Method::GradXInput, 1), run(Method::Ig, 32));
+    println!("{t} tokens, the shipped model, native CPU, one thread; median of {reps}");
+    println!();
+    println!("| what | ms | against | target |");
+    println!("|---|---:|---|---|");
+    println!("| the explainer's snapshot (a keystroke's forward) | {snapshot:.2} | | |");
+    println!("| one forward + backward of the target's loss | {fwd_bwd:.2} | | |");
+    println!("| grad | {grad:.2} | +{grad:.2} ms on a keystroke | <= 16 ms |");
+    println!("| grad x input | {gxi:.2} | +{gxi:.2} ms on a keystroke | <= 16 ms |");
+    println!("| integrated gradients, N = 32 | {ig:.2} | {:.1}x one forward + backward | <= 4x |", ig / fwd_bwd);
+}
