@@ -21,9 +21,11 @@ export default async (h) => {
   const TEXT = "the man went to the [MASK] to buy milk.";
 
   const why = async (p, method) => {
+    // the attribution of the page's latest input (it follows that input's snapshot)
     await p.waitForFunction((m) => {
       const w = document.querySelector(".why");
-      return w && (!m || w.dataset.method === m) && document.querySelectorAll('[data-testid="attribution"] > *').length > 0;
+      const edit = document.getElementById("status")?.dataset.edit;
+      return w && w.dataset.seq === edit && (!m || w.dataset.method === m) && document.querySelectorAll('[data-testid="attribution"] > *').length > 0;
     }, method, { timeout: 60_000 });
     return p.$eval(".why", (w) => ({
       target: w.dataset.target,
@@ -53,6 +55,7 @@ export default async (h) => {
     const run = (target, method) =>
       JSON.parse(execFileSync(bin, ["attribute", "--model", "www/models/default", "--text", TEXT, "--target", target, "--method", method], { cwd: REPO, encoding: "utf8" }));
     same("grad", a.scores, run(a.target, "grad").scores);
+    h.metrics.why_ms = { grad: Number(await p.getAttribute(".why", "data-ms")) };
     await shot(p, "34-why-grad", `section:has(${sel("fold-why")})`);
 
     // another method: integrated gradients, with the completeness gap
@@ -61,6 +64,7 @@ export default async (h) => {
     const want = run(ig.target, "ig");
     same("ig", ig.scores, want.scores);
     assert(/completeness gap/.test(await p.textContent(".why")), "IG says its completeness gap");
+    h.metrics.why_ms.ig = Number(await p.getAttribute(".why", "data-ms"));
     // another output: the third guess at the [MASK]
     const specs = await p.$$eval(`${sel("why-target")} option`, (os) => os.map((o) => o.value));
     assert(specs.length >= 5 && specs.every((s) => s.startsWith("mask:6:")), `the guesses at the [MASK]: ${specs}`);
@@ -70,8 +74,10 @@ export default async (h) => {
     await shot(p, "35-why-ig", `section:has(${sel("fold-why")})`);
 
     // hostile input: nothing to explain is a message, not a break; the page keeps answering
-    await setText(p, "text-input", "😀 שלום");
-    await p.waitForFunction(() => !document.querySelector('[data-testid="attribution"]') || document.querySelector(".why .error, .why"), null, { timeout: 30_000 });
+    await setText(p, "text-input", "😀 שלום"); // no [MASK]: nothing to explain, and it says so
+    await p.waitForSelector(sel("why-error"), { timeout: 30_000 });
+    assert(/Nothing here to explain/.test(await p.textContent(sel("why-error"))), "says why there is no attribution");
+    assert((await p.$$(sel("attribution"))).length === 0, "no stale attribution of the old text");
     await setText(p, "text-input", "paris is the capital of [MASK].");
     const again = await why(p);
     assert(again.tokens.includes("paris") && again.scores.every(Number.isFinite), `answers again: ${again.tokens}`);

@@ -65,7 +65,7 @@ pub fn WhyPanel(p: &Props) -> Html {
     };
     let Some(v) = &p.view else {
         return match &p.error {
-            Some(e) => html! { <p class="error" role="alert">{ e.clone() }</p> },
+            Some(e) => html! { <p class="error" role="alert" data-testid="why-error">{ e.clone() }</p> },
             None => html! { <p class="hint">{ "Computing…" }</p> },
         };
     };
@@ -85,7 +85,7 @@ pub fn WhyPanel(p: &Props) -> Html {
         html! { <div key={l} class="why-row"><span class="why-label">{ format!("layer {} heads' mean", l + 1) }</span>{ tinted(&v.tokens, row, false, "why-layer", "attention") }</div> }
     });
     html! {
-        <div class="why" data-seq={v.seq.to_string()} data-target={v.target.clone()} data-method={v.method.key()}>
+        <div class="why" data-seq={v.seq.to_string()} data-target={v.target.clone()} data-method={v.method.key()} data-ms={v.ms.to_string()}>
             <div class="row why-controls">
                 <label class="field"><span>{ "explain" }</span>
                     <select onchange={on_target} data-testid="why-target" aria-label="the output to explain">{ for options }</select></label>

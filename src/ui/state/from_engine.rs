@@ -90,6 +90,7 @@ impl AppState {
             }
             FromEngine::WhyFailed { seq, message } => {
                 if seq == self.edit {
+                    self.why = None; // an older input's attribution would mislead
                     self.why_error = Some(message);
                 }
             }

@@ -211,7 +211,7 @@ impl Worker {
                 }
                 // "why": the cheap part (options, rollout) from the snapshot before it goes
                 let why = match (&reply, &req.why) {
-                    (FromEngine::Snapshot(s), Some(w)) => self.active().and_then(|b| crate::explain::why::prepare(b, s, w)),
+                    (FromEngine::Snapshot(s), Some(w)) => Some(self.active().and_then(|b| crate::explain::why::prepare(b, s, w))),
                     _ => None,
                 };
                 span_start("send");
@@ -220,7 +220,13 @@ impl Worker {
                 }
                 span_end("send");
                 // then the attribution (a forward + backward; N + 1 for integrated gradients)
-                if let Some(prep) = why {
+                if let Some(None) = why {
+                    let message = "Nothing here to explain: put a [MASK] in the text (or load a fine-tuned model).".to_string();
+                    if scope.send(FromEngine::WhyFailed { seq: req.seq, message }).await.is_err() {
+                        return false;
+                    }
+                }
+                if let Some(Some(prep)) = why {
                     yield_now().await;
                     let t0 = now_ms();
                     let msg = match self.active().map(|b| crate::explain::why::finish(b, prep)) {
