@@ -257,7 +257,20 @@ fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>])
             Target::Mask { .. } => MlmRows::Rows(targets.labelled_rows()),
             _ => MlmRows::None,
         };
-        let opts = ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), ..Default::default() };
+        // the rows the loss reads (a span's softmax reads every position): the last layer past
+        // its attention runs for those only (ForwardOptions::last_layer_rows: the same gradients)
+        let last_layer_rows = match target {
+            Target::Mask { .. } | Target::Tag { .. } => Some((0..k).map(|i| i * t + target.position()).collect()),
+            Target::Class(_) => Some((0..k).map(|i| i * t).collect()),
+            Target::Start(_) | Target::End(_) => None,
+        };
+        let opts = ForwardOptions {
+            mlm_rows,
+            word_rows: Some(rows),
+            head_mask: input.head_mask.clone(),
+            last_layer_rows,
+            ..Default::default()
+        };
         let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
         let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
         let mut g = bert.params.input_grads_only();
