@@ -264,13 +264,8 @@ fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>])
             Target::Class(_) => Some((0..k).map(|i| i * t).collect()),
             Target::Start(_) | Target::End(_) => None,
         };
-        let opts = ForwardOptions {
-            mlm_rows,
-            word_rows: Some(rows),
-            head_mask: input.head_mask.clone(),
-            last_layer_rows,
-            ..Default::default()
-        };
+        let opts =
+            ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), last_layer_rows, ..Default::default() };
         let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
         let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
         let mut g = bert.params.input_grads_only();

@@ -144,6 +144,8 @@ pub enum Action {
     /// Open or close "why this prediction"; explain this output (a target spec); by this method.
     ShowWhy(bool),
     WhyTarget(String),
+    /// A clicked output: open "why" on it.
+    Explain(String),
     WhyMethod(Method),
     /// Run the forward on this backend (the current input is asked for again).
     SetDevice(DevicePref),
@@ -323,6 +325,11 @@ impl AppState {
                         self.edit += 1; // ask again, with the attribution
                     }
                 }
+            }
+            Action::Explain(spec) => {
+                self.why_open = true;
+                self.why_target = Some(spec);
+                self.edit += 1;
             }
             Action::WhyTarget(spec) => {
                 if self.why_target.as_deref() != Some(spec.as_str()) {

@@ -72,6 +72,10 @@ export default async (h) => {
     await p.waitForFunction((t) => document.querySelector(".why")?.dataset.target === t, specs[2], { timeout: 60_000 });
     same("ig, third guess", (await why(p, "ig")).scores, run(specs[2], "ig").scores);
     await shot(p, "35-why-ig", `section:has(${sel("fold-why")})`);
+    // clicking a guess explains it
+    const guess = await p.$eval(`${sel("predictions")} li:nth-child(4)`, (e) => e.dataset.token);
+    await p.click(`${sel("predictions")} li:nth-child(4)`);
+    await p.waitForFunction((t) => document.querySelector(".why")?.dataset.target === t, `mask:6:${guess}`, { timeout: 60_000 });
 
     // hostile input: nothing to explain is a message, not a break; the page keeps answering
     await setText(p, "text-input", "😀 שלום"); // no [MASK]: nothing to explain, and it says so

@@ -10,6 +10,9 @@ pub struct Props {
     pub has_pair: bool,
     pub has_mlm: bool,
     pub has_nsp: bool,
+    /// A guess was clicked (or picked with Enter): explain it (a `mask:POS:TOKEN` spec).
+    #[prop_or_default]
+    pub on_pick: Option<Callback<String>>,
 }
 
 /// At most this many [MASK] positions are listed (a pasted text can hold hundreds).
@@ -27,8 +30,26 @@ pub fn Predictions(p: &Props) -> Html {
         };
         let rows = m.top.iter().map(|x| {
             let width = format!("width: {:.1}%", (x.prob * 100.0).clamp(0.0, 100.0));
+            let spec = format!("mask:{}:{}", m.position, x.token);
+            let (onclick, onkeydown) = match &p.on_pick {
+                Some(cb) => {
+                    let (a, b, s1, s2) = (cb.clone(), cb.clone(), spec.clone(), spec);
+                    (
+                        Some(Callback::from(move |_: MouseEvent| a.emit(s1.clone()))),
+                        Some(Callback::from(move |e: KeyboardEvent| {
+                            if e.key() == "Enter" {
+                                b.emit(s2.clone())
+                            }
+                        })),
+                    )
+                }
+                None => (None, None),
+            };
+            let pickable = p.on_pick.is_some();
             html! {
-                <li key={x.id} data-token={x.token.clone()} data-prob={x.prob.to_string()} data-id={x.id.to_string()}>
+                <li key={x.id} data-token={x.token.clone()} data-prob={x.prob.to_string()} data-id={x.id.to_string()}
+                    class={classes!(pickable.then_some("pickable"))} tabindex={pickable.then_some("0")} {onclick} {onkeydown}
+                    title={pickable.then(|| format!("why \"{}\"? (show which words this guess depended on)", x.token))}>
                     <span class="word">{ x.token.clone() }</span>
                     <span class="bar"><span class="fill" style={width} /></span>
                     <span class="prob">{ fmt_prob(x.prob) }</span>

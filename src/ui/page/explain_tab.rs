@@ -87,7 +87,8 @@ pub fn ExplainTab(p: &Props) -> Html {
                     Some(s) => {
                         let after = html! {
                             <Predictions snapshot={s.clone()} has_pair={!state.pair.trim().is_empty()}
-                                has_mlm={info.as_ref().is_none_or(|i| i.has_mlm)} has_nsp={info.as_ref().is_some_and(|i| i.has_nsp)} />
+                                has_mlm={info.as_ref().is_none_or(|i| i.has_mlm)} has_nsp={info.as_ref().is_some_and(|i| i.has_nsp)}
+                                on_pick={Some(to_state(d, Action::Explain))} />
                         };
                         match (&state.compare, state.trained) {
                             (Some((_, before)), true) => html! {
