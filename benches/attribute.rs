@@ -8,6 +8,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::explain::snapshot::{build, Request};
 use bertscope::infer::attribute::{attribute_input, Input, Method, Target};
@@ -46,7 +47,9 @@ fn main() {
 
     let snapshot = time(reps, || drop(build(&bert, &req).unwrap()));
     let fwd_bwd = time(reps, || drop(loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap()));
-    let run = |m: Method, n: usize| time(reps, || drop(attribute_input(&bert, &input, &target, m, n).unwrap()));
+    let run = |m: Method, n: usize| {
+        time(reps, || drop(block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, m, n)).unwrap()))
+    };
     let (grad, gxi, ig) = (run(Method::Grad, 1), run(Method::GradXInput, 1), run(Method::Ig, 32));
     println!("{t} tokens, the shipped model, native CPU, one thread; median of {reps}");
     println!();

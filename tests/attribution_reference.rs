@@ -4,6 +4,7 @@
 //! one-token input. Tolerance: 1e-3 of the reference's largest |score| per vector (our path is f32);
 //! f(x) within 1e-4; the completeness gap shrinks as N grows, as the reference's does.
 
+use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::infer::attribute::{attribute_input, Input, Method, Target};
 use bertscope::tensorfile::{parse, read_f32, read_i64};
@@ -58,13 +59,13 @@ fn check(name: &str) {
     let target = Target::parse(spec, &bert, input.ids.len()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let value = c.f["value"][0];
     for (method, key) in [(Method::Grad, "grad"), (Method::GradXInput, "grad_x_input")] {
-        let a = attribute_input(&bert, &input, &target, method, 1).unwrap();
+        let a = block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, method, 1)).unwrap();
         assert!((a.value - value).abs() < 1e-4, "{name}: f(x) {} vs {value}", a.value);
         close(&format!("{name} {key}"), &a.scores, &c.f[key]);
     }
     let mut gaps = vec![];
     for n in [8, 32, 128] {
-        let a = attribute_input(&bert, &input, &target, Method::Ig, n).unwrap();
+        let a = block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, Method::Ig, n)).unwrap();
         close(&format!("{name} ig_{n}"), &a.scores, &c.f[&format!("ig_{n}")]);
         let (gap, want) = (a.completeness_gap.unwrap(), c.f[&format!("ig_gap_{n}")][0]);
         assert!((gap - want).abs() <= 1e-3 * want.abs().max(1.0), "{name}: gap at N = {n}: {gap} vs {want}");

@@ -451,3 +451,30 @@ fn fine_tuning_steps_on_the_gpu_follow_the_cpu() {
     block_on(on_gpu.sync()).unwrap();
     compare_grads("fine-tuned weights", &on_gpu.bert.params, &on_cpu.bert.params);
 }
+
+#[test]
+fn attributions_on_the_gpu_follow_the_cpu() {
+    use bertscope::backend::{block_on, Backend};
+    use bertscope::infer::attribute::{attribute, Method};
+    let mut gpu = block_on(Backend::open_gpu()).expect("a GPU adapter is required");
+    let cases = [
+        ("www/models/default", "the man went to the [MASK] to buy milk.", None, "mask:6:store"),
+        ("tests/fixtures/models/task_seqcls", "the cat sat", Some("the dog ran"), "class:positive"),
+        ("tests/fixtures/models/task_qa", "who sat", Some("the cat sat on the mat"), "start:4"),
+    ];
+    for (dir, text, pair, target) in cases {
+        let bert = Bert::from_dir(Path::new(dir)).unwrap();
+        gpu.forget_weights();
+        for (method, steps) in [(Method::Grad, 1), (Method::GradXInput, 1), (Method::Ig, 8)] {
+            let c = block_on(attribute(&mut Backend::cpu(), &bert, (0, 0), text, pair, target, method, steps)).unwrap();
+            let g = block_on(attribute(&mut gpu, &bert, (0, 0), text, pair, target, method, steps)).unwrap();
+            let scale = c.scores.iter().fold(1e-6f32, |m, v| m.max(v.abs()));
+            let d = c.scores.iter().zip(&g.scores).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+            assert!(d <= 1e-3 * scale, "{dir} {target} {method:?}: GPU {:?} vs CPU {:?}", g.scores, c.scores);
+            assert!((c.value - g.value).abs() < 1e-5, "f comes from the CPU path on both: {} vs {}", c.value, g.value);
+            if let (Some(a), Some(b)) = (c.completeness_gap, g.completeness_gap) {
+                assert!((a - b).abs() <= 1e-3 * a.abs().max(1.0), "{dir} gap {a} vs {b}");
+            }
+        }
+    }
+}

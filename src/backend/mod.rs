@@ -16,6 +16,7 @@ use crate::error::{BertError, Result};
 use crate::gpu::{model::GpuModel, GpuContext};
 use crate::model::backward::{loss_and_grads, Grads, LossOutput, Targets};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace};
+use ndarray::Array2;
 #[cfg(feature = "gpu")]
 use std::rc::Rc;
 
@@ -151,5 +152,49 @@ impl Backend {
         let _ = key;
         let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, batch, targets, None)?;
         Ok((loss, grads))
+    }
+
+    /// The loss of a labelled batch run with `opts` (moved word rows, the rows the loss reads;
+    /// dropout off) and its gradient with respect to the embeddings' sum (N, H): what attributions
+    /// need. The CPU path also returns the trace (its logits); the parameters' gradients are not
+    /// kept. The GPU backward has no head mask: a request with one is an error (`BertError::Gpu`).
+    pub async fn input_grads(
+        &mut self,
+        bert: &Bert,
+        key: WeightsKey,
+        batch: &Batch,
+        targets: &Targets,
+        opts: &ForwardOptions<f32>,
+    ) -> Result<(Array2<f32>, Option<ForwardTrace<f32>>)> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &mut self.gpu {
+            use crate::gpu::{backward::record_backward, forward::record_forward, View};
+            if opts.head_mask.is_some() {
+                return Err(BertError::Gpu("the GPU backward has no head mask: switched-off heads are explained on the CPU path".into()));
+            }
+            targets.validate(&bert.cfg, batch)?;
+            let (ctx, m) = g.with_weights(key, bert)?;
+            let grads = ctx.buffer("grads", m.layout.total)?;
+            let mut rec = ctx.recorder();
+            let opts = ForwardOptions { dropout_seed: None, ..opts.clone() };
+            let tr = record_forward(&mut rec, m, batch, &opts, false)?;
+            let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;
+            let d = reads.d_sum.as_ref().expect("the backward reaches the embeddings");
+            let hd = rec.read(View::whole(d));
+            let rb = rec.finish().await?;
+            let d_sum = Array2::from_shape_vec((batch.b * batch.t, bert.cfg.hidden_size), rb.get(hd).to_vec())
+                .map_err(|e| BertError::Gpu(format!("d_sum readback: {e}")))?;
+            return Ok((d_sum, None));
+        }
+        let _ = key;
+        let opts = ForwardOptions { dropout_seed: None, ..opts.clone() };
+        let mut tr = forward(&bert.params, &bert.cfg, batch, &opts)?;
+        let mut g = bert.params.input_grads_only();
+        let logits = tr.mlm.as_ref().map(|m| m.logits.clone()); // the backward turns them into dlogits
+        let (_, d_sum) = crate::model::backward::backward_with_inputs(&bert.params, &bert.cfg, batch, &mut tr, targets, &mut g)?;
+        if let (Some(m), Some(l)) = (tr.mlm.as_mut(), logits) {
+            m.logits = l;
+        }
+        Ok((d_sum, Some(tr)))
     }
 }

@@ -107,7 +107,7 @@ enum Cmd {
         /// Integrated-gradient steps
         #[arg(long, default_value_t = 32)]
         steps: usize,
-        /// Only the CPU path computes attributions so far
+        /// Where the gradients run (f itself on the CPU path)
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
     },
@@ -460,12 +460,11 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", serde_json::to_string(&r)?);
         }
         Cmd::Attribute { input, target, method, steps, device } => {
-            if device == Device::Gpu {
-                bail!("attributions run on the CPU path only so far: leave out --device gpu");
-            }
             let bert = load(&input.model)?;
             let method = infer::attribute::Method::parse(&method)?;
-            let r = infer::attribute::attribute(&bert, &input.text, input.pair.as_deref(), &target, method, steps)?;
+            let mut b = backend(device, "attributing")?;
+            let r =
+                block_on(infer::attribute::attribute(&mut b, &bert, (0, 0), &input.text, input.pair.as_deref(), &target, method, steps))?;
             println!("{}", serde_json::to_string(&r)?);
         }
         Cmd::Inspect { input, device, out } => {

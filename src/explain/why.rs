@@ -5,6 +5,7 @@
 
 use super::attention_views::{layer_mean, residual_mix, rollout};
 use super::snapshot::{Snapshot, TaskOutput};
+use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::Result;
 use crate::infer::attribute::{attribute_input, Input, Method, Target};
@@ -128,6 +129,7 @@ pub fn spearman(a: &[f32], b: &[f32]) -> Option<f32> {
 
 /// Everything but the attribution: the options, the target picked, the rollout and layer-mean
 /// rows at its position (cheap, from the snapshot's attention). None when nothing can be explained.
+#[derive(Clone)]
 pub struct WhyPrep {
     seq: u64,
     options: Vec<WhyOption>,
@@ -177,9 +179,10 @@ pub fn prepare(bert: &Bert, s: &Snapshot, req: &WhyRequest) -> Option<WhyPrep> {
     })
 }
 
-/// The attribution itself (one forward + backward; N + 1 for integrated gradients).
-pub fn finish(bert: &Bert, p: WhyPrep) -> Result<WhyView> {
-    let a = attribute_input(bert, &p.input, &p.target, p.method, p.steps)?;
+/// The attribution itself (one forward + backward; N + 1 for integrated gradients), on `backend`
+/// (whose GPU knows `bert`'s weights as `key`).
+pub async fn finish(backend: &mut Backend, bert: &Bert, key: WeightsKey, p: WhyPrep) -> Result<WhyView> {
+    let a = attribute_input(backend, bert, key, &p.input, &p.target, p.method, p.steps).await?;
     let magnitude: Vec<f32> = a.scores.iter().map(|v| v.abs()).collect();
     Ok(WhyView {
         seq: p.seq,

@@ -26,6 +26,9 @@ pub struct LossReads {
     mlm: Option<(ReadHandle, Vec<i64>)>,
     nsp: Option<(ReadHandle, Vec<i64>)>,
     task: Option<TaskReads>,
+    /// (N, H) the loss's gradient with respect to the embeddings' sum (= the word rows'), on the
+    /// device (attributions read it back).
+    pub d_sum: Option<wgpu::Buffer>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -115,7 +118,7 @@ pub fn record_backward(
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
     let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
-    let mut reads = LossReads { mlm: None, nsp: None, task: None };
+    let mut reads = LossReads { mlm: None, nsp: None, task: None, d_sum: None };
 
     // A fine-tuning head (gpu::task).
     if let Some(labels) = &targets.task {
@@ -386,5 +389,6 @@ pub fn record_backward(
         let pos_ids: Vec<usize> = (0..n).map(|r| r % t).collect();
         scatter_add(rec, View::whole(&d_sum), &pos_ids, h, g(pos))?;
     }
+    reads.d_sum = Some(d_sum);
     Ok(reads)
 }

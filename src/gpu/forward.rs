@@ -110,9 +110,6 @@ pub fn record_forward(
     let n = b * t;
     let (h, nh, inter, eps) = (cfg.hidden_size, cfg.num_attention_heads, cfg.intermediate_size, cfg.layer_norm_eps);
     let vocab = cfg.vocab_size;
-    if opts.word_rows.is_some() {
-        return Err(BertError::Gpu("moved word-embedding rows (attributions) run on the CPU path only".into()));
-    }
     if let Some(hm) = &opts.head_mask {
         if hm.dim() != (cfg.num_hidden_layers, nh) {
             return Err(BertError::Input(format!(
@@ -145,13 +142,22 @@ pub fn record_forward(
             ctx.upload("position", table.as_slice().expect("standard layout"))?
         }
     };
-    let word_t = w(ps.word);
     let type_t = w(ps.token_type);
+    // the word rows: looked up by id, or given (attributions move them): then row i is row i
+    let rows_buf;
+    let (word_t, word_ids): (View<'_>, Vec<usize>) = match &opts.word_rows {
+        Some(r) if r.dim() == (n, h) => {
+            rows_buf = ctx.upload("word_rows", r.as_standard_layout().as_slice().expect("standard layout"))?;
+            (View::whole(&rows_buf), (0..n).collect())
+        }
+        Some(r) => return Err(BertError::Input(format!("word rows must be (B*T, H) = ({n}, {h}), got {:?}", r.dim()))),
+        None => (w(ps.word), batch.input_ids.clone()),
+    };
     let sum = buf("emb_sum", n * h)?;
-    embed_sum(rec, word_t, View::whole(&position), type_t, &batch.input_ids, &batch.token_type_ids, t, h, View::whole(&sum))?;
+    embed_sum(rec, word_t, View::whole(&position), type_t, &word_ids, &batch.token_type_ids, t, h, View::whole(&sum))?;
     let (word, token_type) = if keep_parts {
         let wb = buf("emb_word", n * h)?;
-        gather(rec, word_t, &batch.input_ids, h, View::whole(&wb))?;
+        gather(rec, word_t, &word_ids, h, View::whole(&wb))?;
         let tb = buf("emb_type", n * h)?;
         gather(rec, type_t, &batch.token_type_ids, h, View::whole(&tb))?;
         (Some(wb), Some(tb))

@@ -11,11 +11,12 @@
 //! df/dx comes from the exact backward: the target as a one-item loss (cross-entropy = -f), its
 //! gradient with respect to the embeddings' sum. The N integrated-gradient points run as batches.
 
+use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::config::TaskKind;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
-use crate::model::backward::{backward_with_inputs, Targets};
+use crate::model::backward::Targets;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::{span_logits, TaskLabels};
 use crate::tokenize::Encoded;
@@ -234,44 +235,65 @@ impl Input {
     }
 }
 
-/// f and df/dx (T, H) at each of `points` (each (T, H) word rows) for the input.
-fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>]) -> Result<Vec<(f32, Array2<f32>)>> {
+/// Copies of the input, one per point, with each point's word rows, the target's labels and the
+/// options of its forward: (batch, targets, options).
+fn point_batch(input: &Input, target: &Target, chunk: &[Array2<f32>]) -> (Batch, Targets, ForwardOptions<f32>) {
+    let (k, t) = (chunk.len(), input.ids.len());
+    let h = chunk.first().map_or(0, |p| p.ncols());
+    let batch = Batch {
+        b: k,
+        t,
+        input_ids: (0..k).flat_map(|_| input.ids.iter().map(|&i| i as usize)).collect(),
+        token_type_ids: (0..k).flat_map(|_| input.segments.iter().map(|&i| i as usize)).collect(),
+        attention_mask: vec![1; k * t],
+    };
+    let mut rows = Array2::zeros((k * t, h));
+    for (i, p) in chunk.iter().enumerate() {
+        rows.slice_mut(s![i * t..(i + 1) * t, ..]).assign(p);
+    }
+    let targets = target.labels(k, t);
+    let mlm_rows = match target {
+        Target::Mask { .. } => MlmRows::Rows(targets.labelled_rows()),
+        _ => MlmRows::None,
+    };
+    // the rows the loss reads (a span's softmax reads every position): the last layer past its
+    // attention runs for those only (ForwardOptions::last_layer_rows: the same gradients)
+    let last_layer_rows = match target {
+        Target::Mask { .. } | Target::Tag { .. } => Some((0..k).map(|i| i * t + target.position()).collect()),
+        Target::Class(_) => Some((0..k).map(|i| i * t).collect()),
+        Target::Start(_) | Target::End(_) => None,
+    };
+    let opts =
+        ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), last_layer_rows, ..Default::default() };
+    (batch, targets, opts)
+}
+
+/// f at each of `points`, from forwards on the CPU path (no backward).
+fn values_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>]) -> Result<Vec<f32>> {
+    let (batch, _, opts) = point_batch(input, target, points);
+    let tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
+    Ok((0..points.len()).map(|i| target.value(&tr, i, input.ids.len())).collect())
+}
+
+/// f (when the backend's trace has it: the CPU path) and df/dx (T, H) at each of `points` (each
+/// (T, H) word rows), `IG_CHUNK` points per forward + backward.
+async fn grads_at(
+    backend: &mut Backend,
+    bert: &Bert,
+    key: WeightsKey,
+    input: &Input,
+    target: &Target,
+    points: &[Array2<f32>],
+) -> Result<Vec<(Option<f32>, Array2<f32>)>> {
     let t = input.ids.len();
-    let h = bert.cfg.hidden_size;
     let mut out = Vec::with_capacity(points.len());
     for chunk in points.chunks(IG_CHUNK) {
         let k = chunk.len();
-        let batch = Batch {
-            b: k,
-            t,
-            input_ids: (0..k).flat_map(|_| input.ids.iter().map(|&i| i as usize)).collect(),
-            token_type_ids: (0..k).flat_map(|_| input.segments.iter().map(|&i| i as usize)).collect(),
-            attention_mask: vec![1; k * t],
-        };
-        let mut rows = Array2::zeros((k * t, h));
-        for (i, p) in chunk.iter().enumerate() {
-            rows.slice_mut(s![i * t..(i + 1) * t, ..]).assign(p);
-        }
-        let targets = target.labels(k, t);
-        let mlm_rows = match target {
-            Target::Mask { .. } => MlmRows::Rows(targets.labelled_rows()),
-            _ => MlmRows::None,
-        };
-        // the rows the loss reads (a span's softmax reads every position): the last layer past
-        // its attention runs for those only (ForwardOptions::last_layer_rows: the same gradients)
-        let last_layer_rows = match target {
-            Target::Mask { .. } | Target::Tag { .. } => Some((0..k).map(|i| i * t + target.position()).collect()),
-            Target::Class(_) => Some((0..k).map(|i| i * t).collect()),
-            Target::Start(_) | Target::End(_) => None,
-        };
-        let opts =
-            ForwardOptions { mlm_rows, word_rows: Some(rows), head_mask: input.head_mask.clone(), last_layer_rows, ..Default::default() };
-        let mut tr = forward(&bert.params, &bert.cfg, &batch, &opts)?;
-        let values: Vec<f32> = (0..k).map(|i| target.value(&tr, i, t)).collect();
-        let mut g = bert.params.input_grads_only();
-        let (_, d_sum) = backward_with_inputs(&bert.params, &bert.cfg, &batch, &mut tr, &targets, &mut g)?;
+        let (batch, targets, opts) = point_batch(input, target, chunk);
+        let (d_sum, tr) = backend.input_grads(bert, key, &batch, &targets, &opts).await?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
-        for (i, v) in values.into_iter().enumerate() {
+        for i in 0..k {
+            let v = tr.as_ref().map(|tr| target.value(tr, i, t));
             out.push((v, d_sum.slice(s![i * t..(i + 1) * t, ..]).mapv(|x| x * scale)));
         }
     }
@@ -279,23 +301,44 @@ fn grads_at(bert: &Bert, input: &Input, target: &Target, points: &[Array2<f32>])
 }
 
 /// The attribution of `target` for `text` (and `pair`) by `method`; `steps` integrated-gradient
-/// points (at least 1).
-pub fn attribute(bert: &Bert, text: &str, pair: Option<&str>, target: &str, method: Method, steps: usize) -> Result<Attribution> {
+/// points (at least 1); the gradients on `backend` (f on the CPU path), whose GPU knows `bert`'s
+/// weights as `key`.
+pub async fn attribute(
+    backend: &mut Backend,
+    bert: &Bert,
+    key: WeightsKey,
+    text: &str,
+    pair: Option<&str>,
+    target: &str,
+    method: Method,
+    steps: usize,
+) -> Result<Attribution> {
     let enc = bert.tokenizer.encode(text, pair)?;
     let target_v = Target::parse(target, bert, enc.input_ids.len())?;
-    attribute_input(bert, &Input::of(&enc), &target_v, method, steps)
+    attribute_input(backend, bert, key, &Input::of(&enc), &target_v, method, steps).await
 }
 
 /// `attribute` on a prepared input.
-pub fn attribute_input(bert: &Bert, input: &Input, target: &Target, method: Method, steps: usize) -> Result<Attribution> {
+pub async fn attribute_input(
+    backend: &mut Backend,
+    bert: &Bert,
+    key: WeightsKey,
+    input: &Input,
+    target: &Target,
+    method: Method,
+    steps: usize,
+) -> Result<Attribution> {
     let ids: Vec<usize> = input.ids.iter().map(|&i| i as usize).collect();
     let x = crate::cpu::embedding::embedding_forward(bert.params.emb.word.view(), &ids);
     let t = x.nrows();
-    let dot =
-        |a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>| a.iter().zip(b).map(|(p, q)| (*p as f64) * (*q as f64)).sum::<f64>();
+    let dot = |a: ArrayView1<f32>, b: ArrayView1<f32>| a.iter().zip(b).map(|(p, q)| (*p as f64) * (*q as f64)).sum::<f64>();
     let (value, scores, gap) = match method {
         Method::Grad | Method::GradXInput => {
-            let (v, g) = grads_at(bert, input, target, std::slice::from_ref(&x))?.pop().expect("one point");
+            let (v, g) = grads_at(backend, bert, key, input, target, std::slice::from_ref(&x)).await?.pop().expect("one point");
+            let v = match v {
+                Some(v) => v,
+                None => values_at(bert, input, target, std::slice::from_ref(&x))?[0],
+            };
             let scores = (0..t)
                 .map(|i| match method {
                     Method::Grad => dot(g.row(i), g.row(i)).sqrt() as f32,
@@ -311,14 +354,20 @@ pub fn attribute_input(bert: &Bert, input: &Input, target: &Target, method: Meth
             let diff = &x - &base;
             // k = 0 (the baseline, for f(x') only) .. N (k = N is x itself)
             let points: Vec<Array2<f32>> = (0..=n).map(|k| &base + &(&diff * (k as f32 / n as f32))).collect();
-            let at = grads_at(bert, input, target, &points)?;
+            let at = grads_at(backend, bert, key, input, target, &points).await?;
             let mut mean = Array2::<f64>::zeros(x.dim());
             for (_, g) in &at[1..] {
                 mean.zip_mut_with(g, |m, &v| *m += v as f64 / n as f64);
             }
             let scores: Vec<f32> =
                 (0..t).map(|i| diff.row(i).iter().zip(mean.row(i)).map(|(d, m)| *d as f64 * m).sum::<f64>() as f32).collect();
-            let (f0, f1) = (at[0].0, at[n].0);
+            let (f0, f1) = match (at[0].0, at[n].0) {
+                (Some(a), Some(b)) => (a, b),
+                _ => {
+                    let v = values_at(bert, input, target, &[base.clone(), x.clone()])?;
+                    (v[0], v[1])
+                }
+            };
             let total: f64 = scores.iter().map(|&s| s as f64).sum();
             (f1, scores, Some((total - (f1 as f64 - f0 as f64)).abs() as f32))
         }

@@ -84,6 +84,15 @@ impl Gpu {
     }
 
     /// The GPU backend when the forward should run on WebGPU now.
+    /// `usable`, to run on.
+    pub fn usable_mut(&mut self) -> Option<&mut Backend> {
+        self.usable()?;
+        match &mut self.backend {
+            Some(Ok(b)) => Some(b),
+            _ => None,
+        }
+    }
+
     pub fn usable(&self) -> Option<&Backend> {
         let backend = match &self.backend {
             Some(Ok(b)) if self.failed.is_none() => b,

@@ -404,7 +404,7 @@ mod tests {
             FromEngine::Why(Box::new({
                 let w = crate::explain::why::WhyRequest { target: None, method: Some(crate::infer::attribute::Method::Ig), steps: 4 };
                 let prep = crate::explain::why::prepare(&bert, &snap, &w).expect("a [MASK] to explain");
-                crate::explain::why::finish(&bert, prep).unwrap()
+                block_on(crate::explain::why::finish(&mut crate::backend::Backend::cpu(), &bert, (0, 0), prep)).unwrap()
             })),
             FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
         ];

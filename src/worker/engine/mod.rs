@@ -229,7 +229,7 @@ impl Worker {
                 if let Some(Some(prep)) = why {
                     yield_now().await;
                     let t0 = now_ms();
-                    let msg = match self.active().map(|b| crate::explain::why::finish(b, prep)) {
+                    let msg = match self.attribute(prep).await {
                         Some(Ok(mut v)) => {
                             v.ms = now_ms() - t0;
                             FromEngine::Why(Box::new(v))
@@ -265,6 +265,19 @@ impl Worker {
             }
         };
         scope.send(reply).await.is_ok()
+    }
+
+    /// The attribution of `prep` with the explainer's model, where its forward runs (WebGPU when
+    /// chosen; the CPU path when WebGPU fails, e.g. with heads switched off).
+    async fn attribute(&mut self, prep: crate::explain::why::WhyPrep) -> Option<crate::error::Result<crate::explain::why::WhyView>> {
+        let (b, key) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)?;
+        if let Some(gpu) = self.gpu.usable_mut() {
+            match crate::explain::why::finish(gpu, b, key, prep.clone()).await {
+                Err(BertError::Gpu(_)) => {} // the CPU path below
+                r => return Some(r),
+            }
+        }
+        Some(crate::explain::why::finish(&mut Backend::cpu(), b, key, prep).await)
     }
 
     /// The position views of the model the explainer uses (once per model: they do not depend on
