@@ -31,6 +31,8 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    // as the CLI: freed pages stay with mimalloc (purge_delay -1) instead of being faulted in again
+    unsafe { libmimalloc_sys::mi_option_set(15, -1) };
     let reps = std::env::var("BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
     let bert = Bert::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default").as_path()).unwrap();
     let text = "the quick brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.";

@@ -19,6 +19,7 @@ use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::{span_logits, TaskLabels};
+use crate::real::Real;
 use crate::tokenize::Encoded;
 use ndarray::{s, Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
@@ -198,7 +199,7 @@ impl Target {
     fn value(&self, tr: &ForwardTrace<f32>, i: usize, t: usize) -> f32 {
         let log_softmax_at = |row: ArrayView1<f32>, at: usize| {
             let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let s: f64 = row.iter().map(|&v| ((v - m) as f64).exp()).sum();
+            let s: f64 = row.iter().map(|&v| (v - m).exp_fast() as f64).sum();
             ((row[at] - m) as f64 - s.ln()) as f32
         };
         match *self {
@@ -217,8 +218,9 @@ impl Target {
     }
 }
 
-/// Integrated-gradient points per forward + backward.
-const IG_CHUNK: usize = 32;
+/// Integrated-gradient points per forward + backward: the default N = 32 and its baseline in one
+/// batch (each batch packs the masked-LM decoder's whole vocabulary matrix once, whatever its size).
+const IG_CHUNK: usize = 64;
 
 /// One input to explain: its ids, segments and pieces, and the heads switched off ((L, NH) 0/1).
 #[derive(Clone, Debug)]
@@ -286,14 +288,18 @@ async fn grads_at(
     points: &[Array2<f32>],
 ) -> Result<Vec<(Option<f32>, Array2<f32>)>> {
     let t = input.ids.len();
+    let last = points.len() - 1;
     let mut out = Vec::with_capacity(points.len());
     for chunk in points.chunks(IG_CHUNK) {
+        let first = out.len();
         let k = chunk.len();
         let (batch, targets, opts) = point_batch(input, target, chunk);
         let (d_sum, tr) = backend.input_grads(bert, key, &batch, &targets, &opts).await?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
         for i in 0..k {
-            let v = tr.as_ref().map(|tr| target.value(tr, i, t));
+            // f is read at the first and the last point only (the baseline and x)
+            let wanted = first + i == 0 || first + i == last;
+            let v = tr.as_ref().filter(|_| wanted).map(|tr| target.value(tr, i, t));
             out.push((v, d_sum.slice(s![i * t..(i + 1) * t, ..]).mapv(|x| x * scale)));
         }
     }
