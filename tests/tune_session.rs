@@ -214,3 +214,27 @@ fn the_model_pre_trained_in_the_page_can_be_the_start() {
     block_on(tune.step()).unwrap();
     assert!(trained.params.task.is_none(), "the pre-training run's model is untouched");
 }
+
+#[test]
+fn a_classifier_of_other_labels_gets_a_new_head() {
+    // the fixture classifies negative / neutral / positive; the data says ham / spam
+    let base = Bert::from_dir(&root().join("tests/fixtures/models/task_seqcls")).unwrap();
+    let lines: String = (0..20)
+        .map(|i| format!("{}\n", serde_json::json!({"text": format!("the cat sat {i}"), "label": if i % 2 == 0 { "ham" } else { "spam" }})))
+        .collect();
+    let setup = TuneSetup {
+        steps: 1,
+        batch: 4,
+        ..TuneSetup::defaults(TaskKind::SequenceClassification, TuneData::Text { train: lines.clone(), test: None })
+    };
+    let run = TuneSession::new(&base, &lines, None, &setup, &Backend::cpu()).unwrap();
+    let b = &run.main.bert;
+    assert_eq!((b.cfg.num_labels(), b.cfg.label_name(0), b.cfg.label_name(1)), (2, "ham".to_string(), "spam".to_string()));
+    assert_eq!(b.params.emb.word, base.params.emb.word, "the encoder is kept");
+    // the same labels: its own head is fine-tuned further
+    let own: String = (0..20)
+        .map(|i| format!("{}\n", serde_json::json!({"text": "the cat", "label": (["negative", "neutral", "positive"])[i % 3]})))
+        .collect();
+    let run = TuneSession::new(&base, &own, None, &setup, &Backend::cpu()).unwrap();
+    assert_eq!(run.main.bert.params.task.as_ref().unwrap().linear.weight, base.params.task.as_ref().unwrap().linear.weight);
+}

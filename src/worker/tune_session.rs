@@ -52,13 +52,14 @@ impl TuneSession {
             Some(t) => (train_text.to_string(), t.to_string()),
             None => hold_out(train_text),
         };
+        let mut labels = labels_in(kind, TRAIN, &train_text)?;
+        labels.sort();
+        // a head of this kind that knows every label of the data is fine-tuned further; otherwise
+        // a new head for the data's labels (a classifier of other classes starts its head afresh)
+        let known = labels.iter().all(|l| start.cfg.label_id(l).is_some());
         let with_head = match start.params.heads().task {
-            Some(h) if h.kind == kind => start.clone(),
-            _ => {
-                let mut labels = labels_in(kind, TRAIN, &train_text)?;
-                labels.sort();
-                start.with_task_head(kind, &labels, setup.seed)?
-            }
+            Some(h) if h.kind == kind && (kind == TaskKind::QuestionAnswering || known) => start.clone(),
+            _ => start.with_task_head(kind, &labels, setup.seed)?,
         };
         if kind == TaskKind::SequenceClassification && with_head.cfg.is_regression() {
             return Err(BertError::Input("the page fine-tunes classifiers with labels, not a regression head".into()));
