@@ -259,7 +259,7 @@ struct FinetuneArgs {
 
 fn finetune(a: FinetuneArgs) -> Result<()> {
     use bertscope::config::TaskKind;
-    use bertscope::train::finetune::{features, labels_in, FineTuneOptions, FineTuner};
+    use bertscope::train::finetune::{features, head_for, FineTuneOptions, FineTuner};
     let kind = match a.task {
         TaskArg::Classify => TaskKind::SequenceClassification,
         TaskArg::Tag => TaskKind::TokenClassification,
@@ -269,21 +269,16 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
     let name = |p: &PathBuf| p.display().to_string();
     let train_text = read(&a.data)?;
     let base = load(&a.model)?;
-    let bert = match base.params.heads().task {
-        Some(h) if h.kind == kind => base,
-        _ => {
-            let mut labels = labels_in(kind, &name(&a.data), &train_text)?;
-            labels.sort();
-            eprintln!(
-                "fine-tuning {} with a new {} head ({} outputs); {} itself is not changed",
-                a.model.display(),
-                kind.architecture(),
-                labels.len().max(2 * (kind == TaskKind::QuestionAnswering) as usize),
-                a.model.display()
-            );
-            base.with_task_head(kind, &labels, a.seed)?
-        }
-    };
+    let (bert, added) = head_for(&base, kind, &name(&a.data), &train_text, a.seed)?;
+    if added {
+        eprintln!(
+            "fine-tuning {} with a new {} head ({} outputs); {} itself is not changed",
+            a.model.display(),
+            kind.architecture(),
+            bert.params.task.as_ref().map_or(0, |t| t.linear.bias.len()),
+            a.model.display()
+        );
+    }
     let seq = a.seq.min(bert.cfg.max_position_embeddings);
     let train_set = features(&bert, kind, &name(&a.data), &train_text, seq)?;
     let eval_set = match &a.eval {

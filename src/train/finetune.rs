@@ -13,6 +13,21 @@ use serde::Serialize;
 
 pub use super::task_data::{collate, features, labels_in, Feature, FeatureLabel};
 
+/// `start` ready to fine-tune for `kind` on the labelled lines `text` (of `file`): as it is when its
+/// head is of that kind and knows every label of the data; otherwise with a new head for the data's
+/// labels (sorted), the encoder kept, as HF's `AutoModelFor...from_pretrained` builds it. True when
+/// a head was added.
+pub fn head_for(start: &Bert, kind: crate::config::TaskKind, file: &str, text: &str, seed: u64) -> Result<(Bert, bool)> {
+    use crate::config::TaskKind;
+    let mut labels = labels_in(kind, file, text)?;
+    labels.sort();
+    let known = labels.iter().all(|l| start.cfg.label_id(l).is_some());
+    match start.params.heads().task {
+        Some(h) if h.kind == kind && (kind == TaskKind::QuestionAnswering || known) => Ok((start.clone(), false)),
+        _ => Ok((start.with_task_head(kind, &labels, seed)?, true)),
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct FineTuneOptions {
     pub steps: usize,

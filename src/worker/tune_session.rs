@@ -9,7 +9,7 @@ use crate::config::TaskKind;
 use crate::error::{BertError, Result};
 use crate::explain::finetune::{TuneBatch, TuneExample, TunePoint, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep};
 use crate::explain::snapshot::{build, ModelInfo, Request};
-use crate::train::finetune::{features, labels_in, Feature, FeatureLabel, FineTuneOptions, FineTuner};
+use crate::train::finetune::{features, head_for, Feature, FeatureLabel, FineTuneOptions, FineTuner};
 use crate::train::task_metrics::Answer;
 
 /// The data set's name in messages.
@@ -52,15 +52,9 @@ impl TuneSession {
             Some(t) => (train_text.to_string(), t.to_string()),
             None => hold_out(train_text),
         };
-        let mut labels = labels_in(kind, TRAIN, &train_text)?;
-        labels.sort();
         // a head of this kind that knows every label of the data is fine-tuned further; otherwise
         // a new head for the data's labels (a classifier of other classes starts its head afresh)
-        let known = labels.iter().all(|l| start.cfg.label_id(l).is_some());
-        let with_head = match start.params.heads().task {
-            Some(h) if h.kind == kind && (kind == TaskKind::QuestionAnswering || known) => start.clone(),
-            _ => start.with_task_head(kind, &labels, setup.seed)?,
-        };
+        let (with_head, _) = head_for(start, kind, TRAIN, &train_text, setup.seed)?;
         if kind == TaskKind::SequenceClassification && with_head.cfg.is_regression() {
             return Err(BertError::Input("the page fine-tunes classifiers with labels, not a regression head".into()));
         }
