@@ -14,7 +14,7 @@ use super::slots::Slot;
 use crate::config::TaskKind;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
-use crate::model::forward::{Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::forward::{Batch, ForwardOptions, MlmRows};
 use crate::model::task::head_dropout;
 use ndarray::Array2;
 
@@ -396,12 +396,4 @@ pub fn record_forward(
     })
 }
 
-/// One forward on the GPU, everything read back: the GPU twin of `crate::model::forward`.
-/// One submit, one readback.
-pub async fn forward(ctx: &GpuContext, m: &GpuModel, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
-    let mut rec = ctx.recorder();
-    let tr = record_forward(&mut rec, m, batch, opts, true)?;
-    let reads = tr.request(&rec);
-    let rb = rec.finish().await?;
-    Ok(reads.assemble(&tr, &m.cfg, batch, &rb))
-}
+pub use super::trace_read::forward;

@@ -1,11 +1,14 @@
 //! A GPU forward's intermediates read back as the CPU path's `ForwardTrace`: `request` asks the
 //! recorder for every buffer of a `GpuTrace`, `assemble` shapes the readback into the CPU structs.
 
-use super::forward::GpuTrace;
+use super::context::GpuContext;
+use super::forward::{record_forward, GpuTrace};
+use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
 use crate::config::BertConfig;
 use crate::cpu::attention::AttentionCache;
-use crate::model::forward::{Batch, EmbeddingTrace, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};
+use crate::error::Result;
+use crate::model::forward::{Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};
 use crate::model::task::TaskTrace;
 use ndarray::{Array1, Array2, Array4};
 
@@ -186,4 +189,14 @@ impl TraceReads {
         });
         ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone() }
     }
+}
+
+/// One forward on the GPU, everything read back: the GPU twin of `crate::model::forward`.
+/// One submit, one readback.
+pub async fn forward(ctx: &GpuContext, m: &GpuModel, batch: &Batch, opts: &ForwardOptions<f32>) -> Result<ForwardTrace<f32>> {
+    let mut rec = ctx.recorder();
+    let tr = record_forward(&mut rec, m, batch, opts, true)?;
+    let reads = tr.request(&rec);
+    let rb = rec.finish().await?;
+    Ok(reads.assemble(&tr, &m.cfg, batch, &rb))
 }

@@ -1,0 +1,250 @@
+//! Every message crosses the thread boundary through gloo-worker's codec (bincode 1): each one,
+//! filled by the engine itself, must come back equal.
+use super::*;
+use crate::backend::block_on;
+use crate::bundle::Bert;
+use crate::config::TaskKind;
+use crate::config::{BertConfig, Heads};
+use crate::explain::embeddings::position_view;
+use crate::explain::finetune::{TuneData, TuneStart};
+use crate::explain::snapshot::build;
+use crate::explain::training::{CorpusSource, TrainMode};
+use crate::tokenize::BertTokenizer;
+use crate::worker::model_files::PickedFile;
+use crate::worker::session::TrainSession;
+use crate::worker::tune_session::TuneSession;
+
+const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n##s\nsat\non\nmat\ndog\nran\n.\n";
+const CORPUS: &str = "the cat sat on the mat.\nthe dog ran.\nthe cats sat.\n\nthe dog sat on the mat.\nthe cat ran.\n";
+
+fn round_trip<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(what: &str, v: &T) {
+    let bytes = bincode::serialize(v).unwrap_or_else(|e| panic!("{what}: cannot encode: {e}"));
+    let back: T = bincode::deserialize(&bytes).unwrap_or_else(|e| panic!("{what}: cannot decode: {e}"));
+    assert_eq!(&back, v, "{what} changed on its way through the codec");
+}
+
+#[test]
+fn every_message_survives_the_workers_codec() {
+    let tok = BertTokenizer::from_vocab_txt(VOCAB, true, 32).unwrap();
+    let bert = Bert::from_scratch(BertConfig::new(0, 12, 2, 3, 20, 32), tok, Heads::PRETRAINING, 3).unwrap();
+    let req =
+        Request { seq: 9, text: "the cat [MASK] on the mat.".into(), pair: Some("the dog ran.".into()), top_k: 3, ..Default::default() };
+    let snap = build(&bert, &req).unwrap();
+    assert!(!snap.predictions.is_empty());
+    let info = ModelInfo::of(&bert);
+    let setup = TrainSetup {
+        batch: 2,
+        seq: 16,
+        steps: 2,
+        vocab_size: 40,
+        snap_every: 1,
+        eval_every: 1,
+        probe: "the cat [MASK].".into(),
+        ..TrainSetup::defaults(TrainMode::Continue, CorpusSource::Text(CORPUS.repeat(12)))
+    };
+    let mut run = TrainSession::new(Some(&bert), &CORPUS.repeat(12), &setup).unwrap();
+    let log = block_on(run.step()).unwrap();
+    let frame = run.frame().unwrap();
+    let batch = run.masking_view(2, Some(4), 2).unwrap();
+    let status = DeviceStatus {
+        pref: DevicePref::Gpu,
+        adapter: Some("vendor arch".into()),
+        emulated: true,
+        problem: Some("lost".into()),
+        on_gpu: false,
+        race: Some((1.5, 2.5)),
+    };
+
+    // a fine-tuning run of the QA fixture, stepped once, for the fine-tune messages
+    let qa_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/task_qa");
+    let qa = Bert::from_dir(&qa_dir).unwrap();
+    let qa_lines = r#"{"question": "who sat?", "context": "the cat sat on the mat", "answer": {"text": "the cat", "start": 0}}
+{"question": "where?", "context": "the dog ran on the mat", "answer": {"text": "the mat", "start": 15}}
+"#;
+    let tune_setup = TuneSetup {
+        batch: 2,
+        steps: 2,
+        eval_every: 1,
+        ..TuneSetup::defaults(TaskKind::QuestionAnswering, TuneData::Text { train: qa_lines.into(), test: Some(qa_lines.into()) })
+    };
+    let mut tune = TuneSession::new(&qa, qa_lines, Some(qa_lines), &tune_setup, &crate::backend::Backend::cpu()).unwrap();
+    let (tune_step, tune_scores) = block_on(tune.step()).unwrap();
+    let tune_scores = tune_scores.expect("evaluated every step");
+    let tune_batch = block_on(tune.batch_view(2)).unwrap();
+    let tune_probe = tune.probe("who sat?", Some("the cat sat on the mat")).unwrap();
+    assert!(tune_probe.after.is_some() && !tune_batch.examples.is_empty());
+
+    let to = vec![
+        ToEngine::Load { base_url: "http://127.0.0.1/models/default/".into() },
+        ToEngine::LoadFiles(vec![
+            PickedFile { name: "m/config.json".into(), bytes: b"{}".to_vec() },
+            PickedFile { name: "m/model.safetensors".into(), bytes: vec![0, 255, 7] },
+        ]),
+        ToEngine::Explain(req.clone()),
+        ToEngine::Explain(Request {
+            why: Some(crate::explain::why::WhyRequest {
+                target: Some("mask:3:sat".into()),
+                method: Some(crate::infer::attribute::Method::GradXInput),
+                steps: 32,
+            }),
+            ..req.clone()
+        }),
+        ToEngine::Device(DevicePref::Cpu),
+        ToEngine::Train(TrainCmd::Start(setup.clone())),
+        ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
+        ToEngine::Train(TrainCmd::Pause),
+        ToEngine::Train(TrainCmd::Reset),
+        ToEngine::Train(TrainCmd::Reroll(Some(u64::MAX))),
+        ToEngine::Train(TrainCmd::Reroll(None)),
+        ToEngine::Train(TrainCmd::UseTrained(true)),
+        ToEngine::Train(TrainCmd::Save),
+        ToEngine::Tune(TuneCmd::Start(tune_setup.clone())),
+        ToEngine::Tune(TuneCmd::Start(TuneSetup {
+            data: TuneData::Urls { train: "datasets/x/train.jsonl".into(), test: "datasets/x/test.jsonl".into() },
+            start: TuneStart::Random,
+            compare: true,
+            ..tune_setup.clone()
+        })),
+        ToEngine::Tune(TuneCmd::Pause),
+        ToEngine::Tune(TuneCmd::Reset),
+        ToEngine::Tune(TuneCmd::UseTuned(true)),
+        ToEngine::Tune(TuneCmd::Save),
+        ToEngine::Tune(TuneCmd::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) }),
+    ];
+    for m in &to {
+        round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
+    }
+    let from = vec![
+        FromEngine::Progress { loaded: 3, total: 9_000_000 },
+        FromEngine::Loaded { info: info.clone(), bytes: 8_800_000, ms: 612.5 },
+        FromEngine::LoadFailed("config.json: HTTP 404".into()),
+        FromEngine::Snapshot(Box::new(snap.clone())),
+        FromEngine::Snapshot(Box::new({
+            // a fine-tuned model's snapshot carries its task output
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/task_qa");
+            let qa = Bert::from_dir(&dir).unwrap();
+            let s = build(&qa, &Request { pair: Some("the cat sat on the mat".into()), ..req.clone() }).unwrap();
+            assert!(s.task.is_some());
+            s
+        })),
+        FromEngine::Failed { seq: 4, message: "the text is empty".into() },
+        FromEngine::Compare { seq: 9, predictions: snap.predictions.clone() },
+        FromEngine::ModelChanged { info: info.clone(), trained: true },
+        FromEngine::Device(status),
+        FromEngine::Positions(Box::new(position_view(&bert))),
+        FromEngine::Train(TrainEvent::Preparing("fetching the corpus…".into())),
+        FromEngine::Train(TrainEvent::Ready {
+            info,
+            train_tokens: 120,
+            eval_loss: 4.5,
+            eval_acc: 0.1,
+            setup_ms: 30.0,
+            device: "CPU (wasm)".into(),
+        }),
+        FromEngine::Train(TrainEvent::Progress {
+            logs: vec![log],
+            step: 1,
+            steps: 2,
+            running: true,
+            tokens_per_s: 1e4,
+            ms_per_step: 3.0,
+            memory: 1 << 24,
+        }),
+        FromEngine::Train(TrainEvent::Frame(Box::new(frame))),
+        FromEngine::Train(TrainEvent::Batch(Box::new(batch))),
+        FromEngine::Train(TrainEvent::Saved(vec![("model.safetensors".into(), 1234, "blob:http://127.0.0.1/x".into())])),
+        FromEngine::Train(TrainEvent::Failed("the loss is not finite".into())),
+        FromEngine::Train(TrainEvent::Reset),
+        FromEngine::Tune(TuneEvent::Preparing("fetching the data set…".into())),
+        FromEngine::Tune(TuneEvent::Ready {
+            info: ModelInfo::of(&qa),
+            train_examples: 2,
+            eval_examples: 2,
+            scores: Box::new(tune_scores.clone()),
+            setup_ms: 12.0,
+            device: "CPU (wasm)".into(),
+        }),
+        FromEngine::Tune(TuneEvent::Progress { steps: vec![tune_step], step: 1, total: 2, running: true, examples_per_s: 100.0 }),
+        FromEngine::Tune(TuneEvent::Scores(Box::new(tune_scores))),
+        FromEngine::Tune(TuneEvent::Batch(Box::new(tune_batch))),
+        FromEngine::Tune(TuneEvent::Probe(Box::new(tune_probe))),
+        FromEngine::Tune(TuneEvent::Saved(vec![("config.json".into(), 12, "blob:x".into())])),
+        FromEngine::Tune(TuneEvent::Failed("test.jsonl line 3: unknown label `maybe`".into())),
+        FromEngine::Tune(TuneEvent::Reset),
+        FromEngine::Why(Box::new({
+            let w = crate::explain::why::WhyRequest { target: None, method: Some(crate::infer::attribute::Method::Ig), steps: 4 };
+            let prep = crate::explain::why::prepare(&bert, &snap, &w).expect("a [MASK] to explain");
+            block_on(crate::explain::why::finish(&mut crate::backend::Backend::cpu(), &bert, (0, 0), prep)).unwrap()
+        })),
+        FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
+    ];
+    for m in &from {
+        round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
+    }
+    // every variant is in the lists (a new one fails to compile here until it is added)
+    let to_kinds: std::collections::BTreeSet<usize> = to
+        .iter()
+        .map(|m| match m {
+            ToEngine::Load { .. } => 0,
+            ToEngine::LoadFiles(_) => 1,
+            ToEngine::Explain(_) => 2,
+            ToEngine::Device(_) => 3,
+            ToEngine::Train(c) => match c {
+                TrainCmd::Start(_) => 4,
+                TrainCmd::Step(_) => 5,
+                TrainCmd::Pause => 6,
+                TrainCmd::Reset => 7,
+                TrainCmd::Reroll(_) => 8,
+                TrainCmd::UseTrained(_) => 9,
+                TrainCmd::Save => 10,
+            },
+            ToEngine::Tune(c) => match c {
+                TuneCmd::Start(_) => 11,
+                TuneCmd::Pause => 12,
+                TuneCmd::Reset => 13,
+                TuneCmd::UseTuned(_) => 14,
+                TuneCmd::Save => 15,
+                TuneCmd::Probe { .. } => 16,
+            },
+        })
+        .collect();
+    assert_eq!(to_kinds.len(), 17, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    let from_kinds: std::collections::BTreeSet<usize> = from
+        .iter()
+        .map(|m| match m {
+            FromEngine::Progress { .. } => 0,
+            FromEngine::Loaded { .. } => 1,
+            FromEngine::LoadFailed(_) => 2,
+            FromEngine::Snapshot(_) => 3,
+            FromEngine::Failed { .. } => 4,
+            FromEngine::Compare { .. } => 5,
+            FromEngine::ModelChanged { .. } => 6,
+            FromEngine::Device(_) => 7,
+            FromEngine::Positions(_) => 8,
+            FromEngine::Why(_) => 26,
+            FromEngine::WhyFailed { .. } => 27,
+            FromEngine::Train(e) => match e {
+                TrainEvent::Preparing(_) => 9,
+                TrainEvent::Ready { .. } => 10,
+                TrainEvent::Progress { .. } => 11,
+                TrainEvent::Frame(_) => 12,
+                TrainEvent::Batch(_) => 13,
+                TrainEvent::Saved(_) => 14,
+                TrainEvent::Failed(_) => 15,
+                TrainEvent::Reset => 16,
+            },
+            FromEngine::Tune(e) => match e {
+                TuneEvent::Preparing(_) => 17,
+                TuneEvent::Ready { .. } => 18,
+                TuneEvent::Progress { .. } => 19,
+                TuneEvent::Scores(_) => 20,
+                TuneEvent::Batch(_) => 21,
+                TuneEvent::Probe(_) => 22,
+                TuneEvent::Saved(_) => 23,
+                TuneEvent::Failed(_) => 24,
+                TuneEvent::Reset => 25,
+            },
+        })
+        .collect();
+    assert_eq!(from_kinds.len(), 28, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+}
