@@ -1,4 +1,4 @@
-//! The guided tour: ten steps from tokens to a trained model, following the seed narrative (why
+//! The guided tour: eleven steps from tokens to a trained and fine-tuned model, following the seed narrative (why
 //! attention, Q/K/V, multi-head, positions, BERT's inputs, MLM 80/10/10, NSP), each pointing at the
 //! live view it talks about. Pure data and a cursor (tested natively); `components/tour.rs` shows it.
 
@@ -19,7 +19,7 @@ pub struct TourStep {
     pub target: &'static str,
 }
 
-pub const STEPS: [TourStep; 10] = [
+pub const STEPS: [TourStep; 11] = [
     TourStep {
         title: "1. Text becomes tokens",
         body: "BERT never sees letters: WordPiece cuts the text into pieces of a fixed vocabulary (## marks a piece that continues a word) and each piece becomes an id. [CLS] opens the input, [SEP] closes each sentence.",
@@ -80,6 +80,12 @@ pub const STEPS: [TourStep; 10] = [
         tab: Tab::Train,
         target: ".train-panel .controls.after",
     },
+    TourStep {
+        title: "11. Fine-tune it for a task",
+        body: "BERT's second half: keep the pre-trained encoder, add a small head (a classifier on [CLS], a tag per token, or a start and an end vector for an answer) and train a little on labelled examples. Press Fine-tune; tick the comparison to see how far random weights get in the same steps.",
+        tab: Tab::Tune,
+        target: "section:has([data-testid=finetune-start])",
+    },
 ];
 
 /// Where the tour is: None = closed.
@@ -129,13 +135,15 @@ mod tests {
 
     #[test]
     fn the_steps_follow_the_narrative_and_point_at_views() {
-        assert_eq!(STEPS.len(), 10);
+        assert_eq!(STEPS.len(), 11);
         let text: String = STEPS.iter().map(|s| format!("{} {}", s.title, s.body)).collect();
         for topic in ["attention", "query", "heads", "position", "segment", "80%", "IsNext", "loss", "[MASK]"] {
             assert!(text.contains(topic), "the tour mentions {topic}");
         }
         assert!(STEPS.iter().all(|s| !s.target.is_empty() && s.body.len() > 80));
-        let first_train = STEPS.iter().position(|s| s.tab == Tab::Train).unwrap();
-        assert!(STEPS[first_train..].iter().all(|s| s.tab == Tab::Train), "explain first, then train");
+        let tabs: Vec<Tab> = STEPS.iter().map(|s| s.tab).collect();
+        let mut order = tabs.clone();
+        order.dedup();
+        assert_eq!(order, [Tab::Explain, Tab::Train, Tab::Tune], "explain first, then train, then fine-tune");
     }
 }
