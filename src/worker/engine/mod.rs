@@ -280,6 +280,18 @@ impl Worker {
         Some(crate::explain::why::finish(&mut Backend::cpu(), b, key, prep).await)
     }
 
+    /// Tells the page the explainer now answers with another model (`trained`: one trained or
+    /// fine-tuned in the page): its weights brought back from the GPU, its position views, its info.
+    /// False when the page has gone.
+    async fn announce_model(&mut self, trained: bool, scope: &mut Scope) -> bool {
+        self.sync_explainer().await;
+        let Some(info) = self.active().map(ModelInfo::of) else { return true };
+        if !self.send_positions(scope).await {
+            return false;
+        }
+        scope.send(FromEngine::ModelChanged { info, trained }).await.is_ok()
+    }
+
     /// The position views of the model the explainer uses (once per model: they do not depend on
     /// the text). False when the page has gone.
     async fn send_positions(&self, scope: &mut Scope) -> bool {

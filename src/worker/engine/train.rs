@@ -44,10 +44,7 @@ impl Worker {
                 self.pending.clear();
                 if self.use_trained {
                     self.use_trained = false;
-                    if let Some(info) = self.bert.as_ref().map(ModelInfo::of) {
-                        let _ = self.send_positions(scope).await;
-                        let _ = scope.send(FromEngine::ModelChanged { info, trained: false }).await;
-                    }
+                    let _ = self.announce_model(false, scope).await;
                 }
                 TrainEvent::Reset
             }
@@ -60,14 +57,7 @@ impl Worker {
                 if on {
                     self.use_tuned = false;
                 }
-                if let (true, Some(r)) = (on, self.run.as_mut()) {
-                    let _ = r.sync().await; // the learned positions of a run training on WebGPU
-                }
-                let Some(info) = self.active().map(ModelInfo::of) else { return true };
-                if !self.send_positions(scope).await {
-                    return false;
-                }
-                return scope.send(FromEngine::ModelChanged { info, trained: on }).await.is_ok();
+                return self.announce_model(on, scope).await;
             }
             TrainCmd::Save => {
                 if let Some(r) = self.run.as_mut() {
@@ -75,19 +65,9 @@ impl Worker {
                 }
                 match &self.run {
                     None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
-                    Some(r) => match r.trainer.bert.to_files() {
-                        Ok(f) => {
-                            for (_, _, url) in self.links.drain(..) {
-                                let _ = web_sys::Url::revoke_object_url(&url);
-                            }
-                            self.links = download_links(&[
-                                ("config.json", f.config_json.into_bytes()),
-                                ("model.safetensors", f.weights),
-                                ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
-                            ]);
-                            TrainEvent::Saved(self.links.clone())
-                        }
-                        Err(e) => TrainEvent::Failed(format!("cannot save the model: {e}")),
+                    Some(r) => match offer_files(&mut self.links, &r.trainer.bert) {
+                        Ok(links) => TrainEvent::Saved(links),
+                        Err(m) => TrainEvent::Failed(m),
                     },
                 }
             }
@@ -263,8 +243,23 @@ impl Worker {
     }
 }
 
+/// `bert` as an HF folder's files behind blob URLs (the last ones offered, in `links`, revoked):
+/// the links to send to the page.
+pub(super) fn offer_files(links: &mut Vec<(String, usize, String)>, bert: &Bert) -> Result<Vec<(String, usize, String)>, String> {
+    let f = bert.to_files().map_err(|e| format!("cannot save the model: {e}"))?;
+    for (_, _, url) in links.drain(..) {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
+    *links = download_links(&[
+        ("config.json", f.config_json.into_bytes()),
+        ("model.safetensors", f.weights),
+        ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
+    ]);
+    Ok(links.clone())
+}
+
 /// Blob URLs (same origin as the page) for downloading files: (name, bytes, URL).
-pub(super) fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
+fn download_links(files: &[(&str, Vec<u8>)]) -> Vec<(String, usize, String)> {
     files
         .iter()
         .filter_map(|(name, bytes)| {

@@ -3,7 +3,7 @@
 //! held-out scores and the current batch sent as they fall due; a sentence before and after; the
 //! fine-tuned model for the explainer and for download.
 
-use super::train::{download_links, fetch_text};
+use super::train::{fetch_text, offer_files};
 use super::*;
 use crate::explain::finetune::{TuneData, TuneStart};
 
@@ -38,10 +38,7 @@ impl Worker {
                 self.tune_pending.clear();
                 if self.use_tuned {
                     self.use_tuned = false;
-                    if let Some(info) = self.active().map(ModelInfo::of) {
-                        let _ = self.send_positions(scope).await;
-                        let _ = scope.send(FromEngine::ModelChanged { info, trained: false }).await;
-                    }
+                    let _ = self.announce_model(false, scope).await;
                 }
                 TuneEvent::Reset
             }
@@ -51,30 +48,15 @@ impl Worker {
                 if on {
                     self.use_trained = false;
                 }
-                self.sync_explainer().await;
-                let Some(info) = self.active().map(ModelInfo::of) else { return true };
-                if !self.send_positions(scope).await {
-                    return false;
-                }
-                return scope.send(FromEngine::ModelChanged { info, trained: on }).await.is_ok();
+                return self.announce_model(on, scope).await;
             }
             TuneCmd::Save => match self.tune.as_mut() {
                 None => TuneEvent::Failed("Nothing fine-tuned yet: start a run first.".into()),
                 Some(t) => {
                     let _ = t.sync().await;
-                    match t.main.bert.to_files() {
-                        Ok(f) => {
-                            for (_, _, url) in self.links.drain(..) {
-                                let _ = web_sys::Url::revoke_object_url(&url);
-                            }
-                            self.links = download_links(&[
-                                ("config.json", f.config_json.into_bytes()),
-                                ("model.safetensors", f.weights),
-                                ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
-                            ]);
-                            TuneEvent::Saved(self.links.clone())
-                        }
-                        Err(e) => TuneEvent::Failed(format!("cannot save the model: {e}")),
+                    match offer_files(&mut self.links, &t.main.bert) {
+                        Ok(links) => TuneEvent::Saved(links),
+                        Err(m) => TuneEvent::Failed(m),
                     }
                 }
             },
