@@ -163,13 +163,7 @@ fn gpu_grads(cfg: &BertConfig, p: &BertParams<f32>, batch: &Batch, targets: &Tar
     let m = GpuModel::upload(c, cfg, p).unwrap();
     let grads = c.buffer("grads", m.layout.total).unwrap();
     let mut rec = c.recorder();
-    let opts = ForwardOptions {
-        head_mask: None,
-        mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-        dropout_seed: seed,
-        last_layer_rows: None,
-        word_rows: None,
-    };
+    let opts = targets.forward_options(seed);
     let tr = record_forward(&mut rec, &m, batch, &opts, false).unwrap();
     let reads = record_backward(&mut rec, &m, &grads, batch, &tr, targets).unwrap();
     let h = rec.read(View::whole(&grads));
@@ -200,13 +194,7 @@ fn gradients_match_cpu_on_bert_tiny_and_odd_shapes() {
         if !p.heads().nsp {
             targets.nsp_labels = None;
         }
-        let opts = ForwardOptions {
-            head_mask: None,
-            mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-            dropout_seed: None,
-            last_layer_rows: None,
-            word_rows: None,
-        };
+        let opts = targets.forward_options(None);
         let mut tr = forward(&p, &cfg, &batch, &opts).unwrap();
         let mut cg = p.zeros_like();
         let closs = backward(&p, &cfg, &batch, &mut tr, &targets, &mut cg).unwrap();
@@ -233,13 +221,7 @@ fn training_steps_match_cpu_and_take_one_submit_and_one_readback_each() {
         let gs = pollster::block_on(opt.train_step(c, &batch, &targets, lr, &AdamWConfig::default(), 1.0, None)).unwrap();
         let after = c.counters();
         assert_eq!((after.submits - before.submits, after.readbacks - before.readbacks), (1, 1), "one submit, one readback per step");
-        let opts = ForwardOptions {
-            head_mask: None,
-            mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-            dropout_seed: None,
-            last_layer_rows: None,
-            word_rows: None,
-        };
+        let opts = targets.forward_options(None);
         let mut tr = forward(&cpu, &cfg, &batch, &opts).unwrap();
         grads.fill_zero();
         let loss = backward(&cpu, &cfg, &batch, &mut tr, &targets, &mut grads).unwrap();

@@ -128,18 +128,11 @@ impl Backend {
         #[cfg(feature = "gpu")]
         if let Some(g) = &mut self.gpu {
             use crate::gpu::{backward::record_backward, forward::record_forward, View};
-            use crate::model::forward::MlmRows;
             targets.validate(&bert.cfg, batch)?;
             let (ctx, m) = g.with_weights(key, bert)?;
             let grads = ctx.buffer("grads", m.layout.total)?;
             let mut rec = ctx.recorder();
-            let opts = ForwardOptions {
-                head_mask: None,
-                mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-                dropout_seed: None,
-                last_layer_rows: None,
-                word_rows: None,
-            };
+            let opts = targets.forward_options(None);
             let tr = record_forward(&mut rec, m, batch, &opts, false)?;
             let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;
             let h = rec.read(View::whole(&grads));

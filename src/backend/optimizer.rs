@@ -106,13 +106,8 @@ impl Optimizer {
         match &mut self.state {
             State::Cpu { opt, grads } => {
                 // a head that reads only [CLS]: the last layer past its attention runs for those rows only
-                let fopts = ForwardOptions {
-                    head_mask: None,
-                    mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-                    dropout_seed,
-                    last_layer_rows: targets.pooled_rows(batch.b, batch.t),
-                    word_rows: None,
-                };
+                let fopts =
+                    ForwardOptions { last_layer_rows: targets.pooled_rows(batch.b, batch.t), ..targets.forward_options(dropout_seed) };
                 let mut trace = forward(params, cfg, batch, &fopts)?;
                 let (hits, labelled) = match &targets.task {
                     Some(l) => trace.task.as_ref().map_or((0, 0), |tt| task_accuracy(tt, l, batch.b, batch.t)),

@@ -66,13 +66,7 @@ impl GpuOptimizer {
     ) -> Result<GpuStep> {
         let mut rec = ctx.recorder();
         rec.clear(View::whole(&self.grads));
-        let opts = ForwardOptions {
-            head_mask: None,
-            mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-            dropout_seed,
-            last_layer_rows: None,
-            word_rows: None,
-        };
+        let opts = targets.forward_options(dropout_seed);
         let tr = record_forward(&mut rec, &self.model, batch, &opts, false)?;
         let reads = record_backward(&mut rec, &self.model, &self.grads, batch, &tr, targets)?;
         sumsq(&mut rec, View::whole(&self.grads), self.model.layout.total, View::whole(&self.scratch), View::whole(&self.sq))?;

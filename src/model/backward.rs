@@ -30,6 +30,12 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// The forward a loss of these targets needs: MLM logits at the labelled rows, no head mask,
+    /// dropout from `dropout_seed` (None: off).
+    pub fn forward_options<T: Real>(&self, dropout_seed: Option<u64>) -> ForwardOptions<T> {
+        ForwardOptions { mlm_rows: MlmRows::Rows(self.labelled_rows()), dropout_seed, ..Default::default() }
+    }
+
     /// The [CLS] rows, when the loss reads nothing else of the last hidden state (a sequence
     /// classifier's or regression head's labels, NSP, no MLM): what `ForwardOptions::last_layer_rows`
     /// can take in training.
@@ -81,14 +87,7 @@ pub fn loss_and_grads<T: Real>(
     dropout_seed: Option<u64>,
 ) -> Result<(LossOutput<T>, Grads<T>, ForwardTrace<T>)> {
     targets.validate(cfg, batch)?;
-    let opts = ForwardOptions {
-        mlm_rows: MlmRows::Rows(targets.labelled_rows()),
-        dropout_seed,
-        head_mask: None,
-        last_layer_rows: None,
-        word_rows: None,
-    };
-    let mut trace = forward(p, cfg, batch, &opts)?;
+    let mut trace = forward(p, cfg, batch, &targets.forward_options(dropout_seed))?;
     let mut grads = p.zeros_like();
     let loss = backward(p, cfg, batch, &mut trace, targets, &mut grads)?;
     Ok((loss, grads, trace))

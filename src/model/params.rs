@@ -166,51 +166,29 @@ impl<T: Real> BertParams<T> {
     /// LayerNorms zeros as usual, every matrix, bias and embedding table empty (0 elements), so
     /// `linear_backward` and the embeddings' backward skip their parameter gradients.
     pub fn input_grads_only(&self) -> Self {
-        let lin = |l: &Linear<T>| Linear { weight: Array2::zeros((0, l.weight.ncols())), bias: ndarray::Array1::zeros(0) };
-        let ln = |l: &LayerNorm<T>| LayerNorm { gamma: l.gamma.mapv(|_| T::zero()), beta: l.beta.mapv(|_| T::zero()) };
-        let empty = |a: &Array2<T>| Array2::zeros((0, a.ncols()));
-        BertParams {
-            emb: Embeddings {
-                word: empty(&self.emb.word),
-                position: self.emb.position.as_ref().map(empty),
-                token_type: empty(&self.emb.token_type),
-                ln: ln(&self.emb.ln),
-            },
-            layers: self
-                .layers
-                .iter()
-                .map(|l| Layer {
-                    query: lin(&l.query),
-                    key: lin(&l.key),
-                    value: lin(&l.value),
-                    attn_out: lin(&l.attn_out),
-                    attn_ln: ln(&l.attn_ln),
-                    intermediate: lin(&l.intermediate),
-                    output: lin(&l.output),
-                    out_ln: ln(&l.out_ln),
-                })
-                .collect(),
-            pooler: self.pooler.as_ref().map(lin),
-            mlm: self.mlm.as_ref().map(|h| MlmHead {
-                transform: lin(&h.transform),
-                ln: ln(&h.ln),
-                decoder: h.decoder.as_ref().map(empty),
-                bias: ndarray::Array1::zeros(0),
-            }),
-            nsp: self.nsp.as_ref().map(lin),
-            task: self.task.as_ref().map(|t| TaskParams { kind: t.kind, linear: lin(&t.linear) }),
-        }
+        self.rebuild(|m| Array2::zeros((0, m.ncols())), |_| Array1::zeros(0), |v| v.mapv(|_| T::zero()))
     }
 
     /// Same structure, elementwise `f`.
     pub fn map<U: Real>(&self, f: impl Fn(T) -> U + Copy) -> BertParams<U> {
-        let lin = |l: &Linear<T>| Linear { weight: l.weight.mapv(f), bias: l.bias.mapv(f) };
-        let ln = |l: &LayerNorm<T>| LayerNorm { gamma: l.gamma.mapv(f), beta: l.beta.mapv(f) };
+        self.rebuild(|m| m.mapv(f), |v| v.mapv(f), |v| v.mapv(f))
+    }
+
+    /// Same structure, each part made anew: matrices and embedding tables by `mat`, biases by
+    /// `bias`, LayerNorm's gamma and beta by `norm`.
+    fn rebuild<U: Real>(
+        &self,
+        mat: impl Fn(&Array2<T>) -> Array2<U>,
+        bias: impl Fn(&Array1<T>) -> Array1<U>,
+        norm: impl Fn(&Array1<T>) -> Array1<U>,
+    ) -> BertParams<U> {
+        let lin = |l: &Linear<T>| Linear { weight: mat(&l.weight), bias: bias(&l.bias) };
+        let ln = |l: &LayerNorm<T>| LayerNorm { gamma: norm(&l.gamma), beta: norm(&l.beta) };
         BertParams {
             emb: Embeddings {
-                word: self.emb.word.mapv(f),
-                position: self.emb.position.as_ref().map(|p| p.mapv(f)),
-                token_type: self.emb.token_type.mapv(f),
+                word: mat(&self.emb.word),
+                position: self.emb.position.as_ref().map(&mat),
+                token_type: mat(&self.emb.token_type),
                 ln: ln(&self.emb.ln),
             },
             layers: self
@@ -231,8 +209,8 @@ impl<T: Real> BertParams<T> {
             mlm: self.mlm.as_ref().map(|h| MlmHead {
                 transform: lin(&h.transform),
                 ln: ln(&h.ln),
-                decoder: h.decoder.as_ref().map(|d| d.mapv(f)),
-                bias: h.bias.mapv(f),
+                decoder: h.decoder.as_ref().map(&mat),
+                bias: bias(&h.bias),
             }),
             nsp: self.nsp.as_ref().map(lin),
             task: self.task.as_ref().map(|t| TaskParams { kind: t.kind, linear: lin(&t.linear) }),
