@@ -29,6 +29,7 @@ mod legend;
 mod matrix_canvas;
 mod matrix_view;
 mod model_picker;
+mod panel_parts;
 mod position_similarity;
 mod predictions;
 mod progress;

@@ -2,6 +2,7 @@
 //! Step once / Reset buttons, the step counter with a progress bar and ETA, and after training the
 //! saved files and the switch that puts the trained model into the explainer.
 
+use super::panel_parts::{downloads, number_field, on_file_text, phase_status};
 use crate::explain::chart::duration;
 use crate::explain::training::TrainMode;
 use crate::ui::train_state::{Corpus, Field, Phase, TrainAction, TrainView, CORPORA};
@@ -36,14 +37,7 @@ fn number(
     to: fn(String) -> Field,
     cb: &Callback<TrainAction>,
 ) -> Html {
-    let cb = cb.clone();
-    let onchange = Callback::from(move |e: Event| cb.emit(TrainAction::Edit(to(e.target_unchecked_into::<HtmlInputElement>().value()))));
-    html! {
-        <label class="field" title={hint}>
-            <span>{ label }</span>
-            <input type="text" inputmode="decimal" {value} disabled={locked} {onchange} data-testid={testid} />
-        </label>
-    }
+    number_field(label, testid, value, hint, locked, cb.reform(move |v| TrainAction::Edit(to(v))))
 }
 
 #[component]
@@ -83,21 +77,7 @@ pub fn TrainPanel(p: &Props) -> Html {
             act.emit(TrainAction::Edit(Field::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
         })
     };
-    let on_file = {
-        let act = act.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            let act = act.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(t) = wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                    if let Some(t) = t.as_string() {
-                        act.emit(TrainAction::Edit(Field::Custom(t)));
-                    }
-                }
-            });
-        })
-    };
+    let on_file = on_file_text(act.reform(|t| TrainAction::Edit(Field::Custom(t))));
     let on_probe = {
         let act = act.clone();
         Callback::from(move |e: Event| act.emit(TrainAction::Edit(Field::Probe(e.target_unchecked_into::<HtmlInputElement>().value()))))
@@ -116,13 +96,7 @@ pub fn TrainPanel(p: &Props) -> Html {
         }
     });
 
-    let (status, status_class) = match &v.phase {
-        Phase::Idle => ("Ready to train.".to_string(), "idle"),
-        Phase::Preparing(m) => (format!("Preparing: {m}"), "preparing"),
-        Phase::Running => ("Training…".to_string(), "running"),
-        Phase::Paused => ("Paused.".to_string(), "paused"),
-        Phase::Finished => ("Done.".to_string(), "finished"),
-    };
+    let (status, status_class) = phase_status(&v.phase, "Ready to train.", "Training…");
     let eta = match (&v.phase, v.eta_secs()) {
         (Phase::Finished, _) => "finished".to_string(),
         (_, Some(e)) => format!("ETA {}", duration(e)),
@@ -137,16 +111,7 @@ pub fn TrainPanel(p: &Props) -> Html {
     });
     let running = v.running();
     let can_step = !running && !matches!(v.phase, Phase::Preparing(_) | Phase::Finished);
-    let saved = (!v.links.is_empty()).then(|| {
-        html! {
-            <p class="downloads" data-testid="train-downloads">
-                { "Download: " }
-                { for v.links.iter().map(|(name, size, url)| html! {
-                    <a key={name.clone()} href={url.clone()} download={name.clone()}>{ format!("{name} ({:.1} KB)", *size as f64 / 1024.0) }</a>
-                }) }
-            </p>
-        }
-    });
+    let saved = downloads(&v.links, "train-downloads", "Download: ");
     html! {
         <div class="train-panel">
             <div class="form">

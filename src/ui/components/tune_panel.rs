@@ -3,6 +3,7 @@
 //! random weights, the settings, Start / Pause / Reset, the step counter, and after fine-tuning the
 //! saved files and the switch that puts the fine-tuned model into the explainer.
 
+use super::panel_parts::{downloads, number_field, on_file_text, phase_status};
 use crate::config::TaskKind;
 use crate::explain::finetune::{TuneStart, DATASETS};
 use crate::ui::train_state::Phase;
@@ -38,14 +39,7 @@ fn number(
     to: fn(String) -> TuneField,
     cb: &Callback<TuneAction>,
 ) -> Html {
-    let cb = cb.clone();
-    let onchange = Callback::from(move |e: Event| cb.emit(TuneAction::Edit(to(e.target_unchecked_into::<HtmlInputElement>().value()))));
-    html! {
-        <label class="field" title={hint}>
-            <span>{ label }</span>
-            <input type="text" inputmode="decimal" {value} {onchange} data-testid={testid} />
-        </label>
-    }
+    number_field(label, testid, value, hint, false, cb.reform(move |v| TuneAction::Edit(to(v))))
 }
 
 /// The JSON-lines format of each task, for the paste box.
@@ -102,21 +96,7 @@ pub fn TunePanel(p: &Props) -> Html {
             act.emit(TuneAction::Edit(TuneField::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
         })
     };
-    let on_file = {
-        let act = act.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            let act = act.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(t) = wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                    if let Some(t) = t.as_string() {
-                        act.emit(TuneAction::Edit(TuneField::Custom(t)));
-                    }
-                }
-            });
-        })
-    };
+    let on_file = on_file_text(act.reform(|t| TuneAction::Edit(TuneField::Custom(t))));
     let on_compare = {
         let act = act.clone();
         Callback::from(move |e: Event| {
@@ -147,13 +127,7 @@ pub fn TunePanel(p: &Props) -> Html {
             </div>
         }
     });
-    let (status, status_class) = match &v.phase {
-        Phase::Idle => ("Ready to fine-tune.".to_string(), "idle"),
-        Phase::Preparing(m) => (format!("Preparing: {m}"), "preparing"),
-        Phase::Running => ("Fine-tuning…".to_string(), "running"),
-        Phase::Paused => ("Paused.".to_string(), "paused"),
-        Phase::Finished => ("Done.".to_string(), "finished"),
-    };
+    let (status, status_class) = phase_status(&v.phase, "Ready to fine-tune.", "Fine-tuning…");
     let info = v.info.as_ref().map(|i| {
         html! {
             <p class="muted run-info">{ format!(
@@ -162,16 +136,8 @@ pub fn TunePanel(p: &Props) -> Html {
         }
     });
     let running = v.running();
-    let saved = (!v.links.is_empty()).then(|| {
-        html! {
-            <p class="downloads" data-testid="tune-downloads">
-                { "Download (loads in transformers' AutoModelFor… and here, under Load your own model): " }
-                { for v.links.iter().map(|(name, size, url)| html! {
-                    <a key={name.clone()} href={url.clone()} download={name.clone()}>{ format!("{name} ({:.1} KB)", *size as f64 / 1024.0) }</a>
-                }) }
-            </p>
-        }
-    });
+    let saved =
+        downloads(&v.links, "tune-downloads", "Download (loads in transformers' AutoModelFor… and here, under Load your own model): ");
     let progress = if v.steps > 0 { v.step as f64 / v.steps as f64 } else { 0.0 };
     html! {
         <div class="train-panel tune-panel">
