@@ -8,27 +8,16 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "common/mod.rs"]
+mod common;
 use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::explain::snapshot::{build, Request};
 use bertscope::infer::attribute::{attribute_input, Input, Method, Target};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::Batch;
+use common::time;
 use std::path::Path;
-use std::time::Instant;
-
-fn time(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[reps / 2]
-}
 
 fn main() {
     // as the CLI: freed pages stay with mimalloc (purge_delay -1) instead of being faulted in again
@@ -47,8 +36,8 @@ fn main() {
     labels[mask] = bert.tokenizer.token_to_id("cat").unwrap() as i64;
     let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
 
-    let snapshot = time(reps, || drop(build(&bert, &req).unwrap()));
-    let fwd_bwd = time(reps, || drop(loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap()));
+    let snapshot = 1e3 * time(reps, || drop(build(&bert, &req).unwrap()));
+    let fwd_bwd = 1e3 * time(reps, || drop(loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap()));
     let run = |m: Method, n: usize| {
         time(reps, || drop(block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, m, n)).unwrap()))
     };

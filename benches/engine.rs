@@ -6,28 +6,18 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "common/mod.rs"]
+mod common;
 use bertscope::config::{BertConfig, Heads};
 use bertscope::model::adamw::{AdamW, AdamWConfig};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions, MlmRows};
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
+use common::time;
 use ndarray::Array2;
-use std::time::Instant;
 
 /// Median seconds of `reps` runs after one warm-up.
-fn time(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[reps / 2]
-}
 
 fn main() {
     let reps = std::env::var("BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(7);

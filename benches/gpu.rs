@@ -3,6 +3,8 @@
 //! milliseconds, dispatches and submits per step. On lavapipe (a CPU Vulkan) this measures the
 //! kernels' code, not a GPU. Prints a markdown table.
 
+#[path = "common/mod.rs"]
+mod common;
 use bertscope::config::{BertConfig, Heads};
 use bertscope::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
 use bertscope::gpu::train::GpuOptimizer;
@@ -12,26 +14,8 @@ use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
+use common::time;
 use ndarray::Array2;
-use std::time::Instant;
-
-fn median(mut t: Vec<f64>) -> f64 {
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
-}
-
-fn time(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    median(
-        (0..reps)
-            .map(|_| {
-                let s = Instant::now();
-                f();
-                s.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
-}
 
 fn main() {
     let reps = std::env::var("BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
