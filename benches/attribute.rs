@@ -39,7 +39,7 @@ fn main() {
     let snapshot = 1e3 * time(reps, || drop(build(&bert, &req).unwrap()));
     let fwd_bwd = 1e3 * time(reps, || drop(loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap()));
     let run = |m: Method, n: usize| {
-        time(reps, || drop(block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, m, n)).unwrap()))
+        1e3 * time(reps, || drop(block_on(attribute_input(&mut Backend::cpu(), &bert, (0, 0), &input, &target, m, n)).unwrap()))
     };
     let (grad, gxi, ig) = (run(Method::Grad, 1), run(Method::GradXInput, 1), run(Method::Ig, 32));
     println!("{t} tokens, the shipped model, native CPU, one thread; median of {reps}");
