@@ -158,16 +158,31 @@ class Gen:
         return {"tokens": tokens, "tags": tags}
 
 
-def make(gen, n, taken):
+def unique(draw, key, n, taken):
+    """n examples from draw() (None: try again) whose key(example) is not in taken (updated)."""
     out = []
     while len(out) < n:
-        ex = gen.sentence(gen.rng.choice(TEMPLATES))
-        key = " ".join(ex["tokens"]).lower()
-        if key in taken:
+        ex = draw()
+        if ex is None:
             continue
-        taken.add(key)
+        k = key(ex)
+        if k in taken:
+            continue
+        taken.add(k)
         out.append(ex)
     return out
+
+
+def name_pools():
+    """Every word list split into names seen in training and names held out for the test set."""
+    return {"first": split_pool(FIRST, "bertscope-entities-first"),
+            "surname": split_pool(SURNAMES, "bertscope-entities-surname"),
+            "city": split_pool(CITIES, "bertscope-entities-city"),
+            "org": split_pool(ORG_WORDS, "bertscope-entities-org")}
+
+
+def make(gen, n, taken):
+    return unique(lambda: gen.sentence(gen.rng.choice(TEMPLATES)), lambda ex: " ".join(ex["tokens"]).lower(), n, taken)
 
 
 def main():
@@ -176,10 +191,7 @@ def main():
     ap.add_argument("--train", type=int, default=2000)
     ap.add_argument("--test", type=int, default=300)
     a = ap.parse_args()
-    pools = {"first": split_pool(FIRST, "bertscope-entities-first"),
-             "surname": split_pool(SURNAMES, "bertscope-entities-surname"),
-             "city": split_pool(CITIES, "bertscope-entities-city"),
-             "org": split_pool(ORG_WORDS, "bertscope-entities-org")}
+    pools = name_pools()
     taken = set()
     train = make(Gen(random.Random("bertscope-entities-train"), pools, 0.0), a.train, taken)
     test = make(Gen(random.Random("bertscope-entities-test"), pools, 0.5), a.test, taken)

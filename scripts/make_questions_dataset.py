@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_entities_dataset import CITIES, FIRST, JOBS, ORG_SUFFIX, ORG_WORDS, SURNAMES, split_pool  # noqa: E402
+from make_entities_dataset import CITIES, JOBS, ORG_SUFFIX, ORG_WORDS, name_pools, unique  # noqa: E402
 
 THINGS = ["bicycle", "car", "boat", "piano", "lamp", "sofa", "guitar", "camera", "tent", "kite",
           "clock", "violin", "scooter", "painting", "telescope"]
@@ -160,17 +160,7 @@ def answer_kind(text):
 
 
 def make(gen, n, taken):
-    out = []
-    while len(out) < n:
-        ex = gen.example()
-        if ex is None:
-            continue
-        key = (ex["question"] + "|" + ex["context"]).lower()
-        if key in taken:
-            continue
-        taken.add(key)
-        out.append(ex)
-    return out
+    return unique(gen.example, lambda ex: (ex["question"] + "|" + ex["context"]).lower(), n, taken)
 
 
 def main():
@@ -179,10 +169,7 @@ def main():
     ap.add_argument("--train", type=int, default=2000)
     ap.add_argument("--test", type=int, default=300)
     a = ap.parse_args()
-    pools = {"first": split_pool(FIRST, "bertscope-entities-first"),
-             "surname": split_pool(SURNAMES, "bertscope-entities-surname"),
-             "city": split_pool(CITIES, "bertscope-entities-city"),
-             "org": split_pool(ORG_WORDS, "bertscope-entities-org")}
+    pools = name_pools()
     taken = set()
     train = make(Gen(random.Random("bertscope-questions-train"), pools, 0.0), a.train, taken)
     test = make(Gen(random.Random("bertscope-questions-test"), pools, 0.5), a.test, taken)
