@@ -9,10 +9,11 @@ fixed seed, the last 10% of each source (stratified by source) held out as test.
 """
 
 import argparse
-import hashlib
 import json
 import random
 from pathlib import Path
+
+from jsonl_sets import hold_out_tenth, write_sets
 
 LABELS = {0: "negative", 1: "positive"}
 
@@ -32,19 +33,12 @@ def main():
                 continue
             seen.add(text.lower())
             items.append({"text": text, "label": LABELS[r["class"]]})
-        random.Random(f"bertscope-sentiment-{source}").shuffle(items)
-        n_test = len(items) // 10
-        test += items[:n_test]
-        train += items[n_test:]
+        held, kept = hold_out_tenth(items, f"bertscope-sentiment-{source}")
+        test += held
+        train += kept
     random.Random("bertscope-sentiment").shuffle(train)
     random.Random("bertscope-sentiment-test").shuffle(test)
-    a.out.mkdir(parents=True, exist_ok=True)
-    for name, items in (("train", train), ("test", test)):
-        body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items)
-        (a.out / f"{name}.jsonl").write_text(body, encoding="utf-8")
-        pos = sum(x["label"] == "positive" for x in items)
-        sha = hashlib.sha256(body.encode("utf-8")).hexdigest()
-        print(f"{name}.jsonl: {len(items)} lines ({pos} positive), sha256 {sha}")
+    write_sets(a.out, (("train", train), ("test", test)), lambda xs: f"{sum(x['label'] == 'positive' for x in xs)} positive")
 
 
 if __name__ == "__main__":

@@ -20,12 +20,13 @@ label held out as test.jsonl.
 
 import argparse
 import email
-import hashlib
 import json
 import random
 import re
 from email.header import decode_header, make_header
 from pathlib import Path
+
+from jsonl_sets import write_sets
 
 GROUPS = {"easy-ham-1": "ham", "easy-ham-2": "ham", "hard-ham-1": "ham", "spam-1": "spam", "spam-2": "spam"}
 # Leading "Re:", "RE[2]:", "Fw:", "Fwd:", "[list-name]" (repeated, in any order).
@@ -91,13 +92,7 @@ def main():
         train += items[n_test:]
     random.Random("bertscope-spam").shuffle(train)
     random.Random("bertscope-spam-test").shuffle(test)
-    a.out.mkdir(parents=True, exist_ok=True)
-    for name, items in (("train", train), ("test", test)):
-        body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items)
-        (a.out / f"{name}.jsonl").write_text(body, encoding="utf-8")
-        spam = sum(x["label"] == "spam" for x in items)
-        sha = hashlib.sha256(body.encode("utf-8")).hexdigest()
-        print(f"{name}.jsonl: {len(items)} lines ({spam} spam), sha256 {sha}")
+    write_sets(a.out, (("train", train), ("test", test)), lambda xs: f"{sum(x['label'] == 'spam' for x in xs)} spam")
 
 
 if __name__ == "__main__":
