@@ -71,16 +71,15 @@ gives byte-identical files.
 
 import json
 import os
-import struct
 from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from make_fixtures import save_canonical  # noqa: E402 (sorted metadata: a stable file)
 import torch  # noqa: E402
 import transformers  # noqa: E402
-from safetensors.torch import save as st_save  # noqa: E402
 from transformers import (  # noqa: E402
     BertForMaskedLM,
     BertForPreTraining,
@@ -131,17 +130,6 @@ CASES = {
     "qa_end": ("task_qa", "who went to paris ?", "the woman went to paris .", "end:{w2:woman}"),
     "t1": ("odd72", None, None, "mask:0:{id:cat}"),
 }
-
-
-def save_canonical(tensors, path, metadata):
-    """safetensors with the metadata keys sorted (a stable file from run to run)."""
-    b = st_save(tensors, metadata=metadata)
-    n = struct.unpack("<Q", b[:8])[0]
-    hdr = json.loads(b[8:8 + n])
-    hdr["__metadata__"] = dict(sorted(hdr["__metadata__"].items()))
-    h2 = json.dumps(hdr, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    assert len(h2) <= n
-    path.write_bytes(b[:8] + h2 + b" " * (n - len(h2)) + b[8 + n:])
 
 
 def load(name):

@@ -23,13 +23,12 @@ Deterministic (fixed seeds, one thread); tests/task_reference.rs reads the files
 
 import json
 import shutil
-import struct
 from pathlib import Path
 
 import numpy as np
+from make_fixtures import save_canonical  # noqa: E402 (sorted metadata: a stable file)
 import torch
 import transformers
-from safetensors.torch import save as st_save
 from transformers import BertConfig, BertForQuestionAnswering, BertForSequenceClassification, BertForTokenClassification
 
 torch.set_num_threads(1)
@@ -66,17 +65,6 @@ def perturb(model, seed):
     with torch.no_grad():
         for _, p in model.named_parameters():
             p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
-
-
-def save_canonical(tensors, path, metadata):
-    """safetensors with the metadata keys sorted (a stable file from run to run)."""
-    b = st_save(tensors, metadata=metadata)
-    n = struct.unpack("<Q", b[:8])[0]
-    hdr = json.loads(b[8:8 + n])
-    hdr["__metadata__"] = dict(sorted(hdr["__metadata__"].items()))
-    h2 = json.dumps(hdr, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    assert len(h2) <= n
-    path.write_bytes(b[:8] + h2 + b" " * (n - len(h2)) + b[8 + n:])
 
 
 def batch(rng, vocab_size, pair):
