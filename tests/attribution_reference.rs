@@ -7,13 +7,10 @@
 use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::infer::attribute::{attribute_input, Input, Method, Target};
-use bertscope::tensorfile::{parse, read_f32, read_i64};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{load_fixture, root};
 
 struct Case {
     meta: HashMap<String, String>,
@@ -22,20 +19,9 @@ struct Case {
 }
 
 fn load(name: &str) -> Case {
-    let path = root().join("tests/fixtures/ref").join(format!("attr_{name}.safetensors"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
-    let meta = meta.metadata().clone().unwrap_or_default();
-    let st = parse(&bytes).unwrap();
-    let (mut f, mut i) = (HashMap::new(), HashMap::new());
-    for (n, v) in st.tensors() {
-        if v.dtype() == safetensors::Dtype::I64 {
-            i.insert(n.clone(), read_i64(&n, &v).unwrap().iter().copied().collect());
-        } else {
-            f.insert(n.clone(), read_f32(&n, &v).unwrap().iter().copied().collect());
-        }
-    }
-    Case { meta, f, i }
+    let x = load_fixture(&format!("attr_{name}"));
+    let flat = |m: HashMap<String, ndarray::ArrayD<f32>>| m.into_iter().map(|(k, v)| (k, v.iter().copied().collect())).collect();
+    Case { meta: x.meta, f: flat(x.f32s), i: x.i64s.into_iter().map(|(k, v)| (k, v.iter().copied().collect())).collect() }
 }
 
 fn close(what: &str, ours: &[f32], theirs: &[f32]) {

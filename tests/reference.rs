@@ -6,14 +6,12 @@ use bertscope::bundle::Bert;
 use bertscope::checkpoint::canonical_name;
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions, MlmRows};
-use bertscope::tensorfile::{parse, read_f32, read_i64};
 use ndarray::{s, ArrayD, ArrayViewD, Axis, IxDyn};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{load_fixture, root};
 
 struct Case {
     name: String,
@@ -23,20 +21,8 @@ struct Case {
 }
 
 fn load_case(name: &str) -> Case {
-    let path = root().join("tests/fixtures/ref").join(format!("{name}.safetensors"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
-    let model = meta.metadata().as_ref().unwrap()["model"].clone();
-    let st = parse(&bytes).unwrap();
-    let (mut f32s, mut i64s) = (HashMap::new(), HashMap::new());
-    for (n, v) in st.tensors() {
-        if v.dtype() == safetensors::Dtype::I64 {
-            i64s.insert(n.clone(), read_i64(&n, &v).unwrap());
-        } else {
-            f32s.insert(n.clone(), read_f32(&n, &v).unwrap());
-        }
-    }
-    Case { name: name.into(), model, f32s, i64s }
+    let f = load_fixture(name);
+    Case { name: name.into(), model: f.meta["model"].clone(), f32s: f.f32s, i64s: f.i64s }
 }
 
 fn max_abs_diff(a: ArrayViewD<f32>, b: ArrayViewD<f32>) -> f32 {

@@ -10,14 +10,11 @@ use bertscope::config::TaskKind;
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions};
 use bertscope::model::task::{span_logits, TaskLabels};
-use bertscope::tensorfile::{parse, read_f32, read_i64};
 use ndarray::{ArrayD, ArrayViewD};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{load_fixture, root};
 
 struct Case {
     model: String,
@@ -26,20 +23,8 @@ struct Case {
 }
 
 fn load_case(name: &str) -> Case {
-    let path = root().join("tests/fixtures/ref").join(format!("{name}.safetensors"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
-    let model = meta.metadata().as_ref().unwrap()["model"].clone();
-    let st = parse(&bytes).unwrap();
-    let (mut f32s, mut i64s) = (HashMap::new(), HashMap::new());
-    for (n, v) in st.tensors() {
-        if v.dtype() == safetensors::Dtype::I64 {
-            i64s.insert(n.clone(), read_i64(&n, &v).unwrap());
-        } else {
-            f32s.insert(n.clone(), read_f32(&n, &v).unwrap());
-        }
-    }
-    Case { model, f32s, i64s }
+    let f = load_fixture(name);
+    Case { model: f.meta["model"].clone(), f32s: f.f32s, i64s: f.i64s }
 }
 
 fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
