@@ -15,6 +15,9 @@ pub struct ModelFiles {
     pub weights: Vec<u8>,
     pub tokenizer_json: Option<Vec<u8>>,
     pub vocab_txt: Option<String>,
+    /// RoBERTa's tokenizer without a tokenizer.json: vocab.json + merges.txt.
+    pub vocab_json: Option<String>,
+    pub merges_txt: Option<String>,
     pub tokenizer_config_json: Option<String>,
 }
 
@@ -33,17 +36,18 @@ impl Bert {
             Some(t) => serde_json::from_str(t).map_err(|e| BertError::Tokenizer(format!("tokenizer_config.json is not JSON: {e}")))?,
             None => serde_json::Value::Null,
         };
-        let mut max_len = cfg.max_position_embeddings;
+        let mut max_len = cfg.max_tokens();
         if let Some(m) = tok_cfg.get("model_max_length").and_then(|v| v.as_u64()) {
             max_len = max_len.min(m.max(2) as usize);
         }
-        let tokenizer = match (&f.tokenizer_json, &f.vocab_txt) {
-            (Some(j), _) => BertTokenizer::from_tokenizer_json(j, max_len)?,
-            (None, Some(v)) => {
+        let tokenizer = match (&f.tokenizer_json, &f.vocab_txt, (&f.vocab_json, &f.merges_txt)) {
+            (Some(j), _, _) => BertTokenizer::from_tokenizer_json(j, max_len)?,
+            (None, Some(v), _) => {
                 let lower = tok_cfg.get("do_lower_case").and_then(|v| v.as_bool()).unwrap_or(true);
                 BertTokenizer::from_vocab_txt(v, lower, max_len)?
             }
-            (None, None) => return Err(BertError::Tokenizer("no tokenizer.json or vocab.txt".into())),
+            (None, None, (Some(v), Some(m))) => BertTokenizer::from_vocab_merges(v, m, max_len)?,
+            _ => return Err(BertError::Tokenizer("no tokenizer.json, vocab.txt or vocab.json + merges.txt".into())),
         };
         if tokenizer.vocab_size() > cfg.vocab_size {
             return Err(BertError::Tokenizer(format!(
@@ -89,7 +93,7 @@ impl Bert {
         };
         params.task = fresh.task;
         let mut cfg = self.cfg.clone();
-        cfg.extra.insert("architectures".into(), serde_json::json!([kind.architecture()]));
+        cfg.extra.insert("architectures".into(), serde_json::json!([self.cfg.family.architecture(kind)]));
         if kind != TaskKind::QuestionAnswering {
             let id2label: serde_json::Map<String, serde_json::Value> =
                 labels.iter().enumerate().map(|(i, l)| (i.to_string(), serde_json::Value::from(l.clone()))).collect();
@@ -111,10 +115,10 @@ impl Bert {
     pub fn to_files_as(&self, dtype: SaveDtype) -> Result<ModelFiles> {
         Ok(ModelFiles {
             config_json: self.cfg.to_json(),
-            weights: save_params_as(&self.params, dtype)?,
+            weights: save_params_as(&self.params, self.cfg.family, dtype)?,
             tokenizer_json: Some(self.tokenizer.to_json()?.into_bytes()),
-            vocab_txt: None,
             tokenizer_config_json: None,
+            ..Default::default()
         })
     }
 
@@ -168,6 +172,8 @@ impl ModelFiles {
             weights,
             tokenizer_json: read("tokenizer.json")?,
             vocab_txt: text("vocab.txt")?,
+            vocab_json: text("vocab.json")?,
+            merges_txt: text("merges.txt")?,
             tokenizer_config_json: text("tokenizer_config.json")?,
         })
     }

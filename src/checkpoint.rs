@@ -4,7 +4,7 @@
 //! Loading maps every file name to its canonical name and remembers the mapping, so gradients can
 //! be written back under the names the user's file uses.
 
-use crate::config::{BertConfig, Heads, TaskHead, TaskKind};
+use crate::config::{BertConfig, Family, Heads, TaskHead, TaskKind};
 use crate::error::{BertError, Result};
 use crate::model::BertParams;
 use crate::tensorfile::{self, Tensor};
@@ -21,31 +21,10 @@ impl NameMap {
     }
 }
 
-/// The canonical (`BertForPreTraining`, `LayerNorm.weight`) name of a file tensor, or None for
-/// tensors we do not use (e.g. the `position_ids` buffer).
+/// The canonical (`BertForPreTraining`, `LayerNorm.weight`) name of a BERT file's tensor, or None
+/// for tensors we do not use (e.g. the `position_ids` buffer). Other families: `Family::canonical_name`.
 pub fn canonical_name(name: &str) -> Option<String> {
-    let rest = name.strip_prefix("bert.").unwrap_or(name);
-    let mut out = if rest.starts_with("embeddings.") || rest.starts_with("encoder.") || rest.starts_with("pooler.") {
-        format!("bert.{rest}")
-    } else if rest.starts_with("cls.") || rest.starts_with("classifier.") || rest.starts_with("qa_outputs.") {
-        rest.to_string()
-    } else {
-        return None;
-    };
-    if out.contains("LayerNorm.") {
-        if let Some(base) = out.strip_suffix(".gamma") {
-            out = format!("{base}.weight");
-        } else if let Some(base) = out.strip_suffix(".beta") {
-            out = format!("{base}.bias");
-        }
-    }
-    if out == "cls.predictions.decoder.bias" {
-        out = "cls.predictions.bias".into();
-    }
-    if out.ends_with("position_ids") {
-        return None;
-    }
-    Some(out)
+    crate::family::Family::Bert.canonical_name(name)
 }
 
 /// Which heads the file holds. A `classifier` is a sequence classifier or a token tagger as
@@ -85,9 +64,16 @@ fn detect_heads(cfg: &BertConfig, present: &HashMap<String, String>) -> Result<H
 pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, NameMap)> {
     cfg.validate()?;
     let st = tensorfile::parse(bytes)?;
+    let family = cfg.family;
+    // a RoBERTa sequence classifier's `classifier.dense` fills the pooler slot: a file that also
+    // keeps `roberta.pooler` (unused by that class) must not mix the two
+    let roberta_cls = family == Family::Roberta && st.names().iter().any(|n| *n == "classifier.dense.weight");
     let mut present: HashMap<String, String> = HashMap::new(); // canonical -> file name
     for name in st.names() {
-        if let Some(c) = canonical_name(name) {
+        if roberta_cls && (name.starts_with("roberta.pooler.") || name.starts_with("pooler.")) {
+            continue;
+        }
+        if let Some(c) = family.canonical_name(name) {
             // When both exist (an untied head in transformers 5), the forward uses
             // `cls.predictions.decoder.bias`; otherwise the two are one tied tensor.
             if present.contains_key(&c) && !name.ends_with("decoder.bias") {
@@ -98,7 +84,9 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
     }
     if !present.contains_key("bert.embeddings.word_embeddings.weight") {
         return Err(BertError::Checkpoint(format!(
-            "no BERT tensors found (expected e.g. bert.embeddings.word_embeddings.weight); the file holds {} tensors{}",
+            "no {} tensors found (expected e.g. {}); the file holds {} tensors{}",
+            family.display(),
+            family.file_name("bert.embeddings.word_embeddings.weight", Heads::MASKED_LM),
             st.names().len(),
             st.names().first().map(|n| format!(", such as `{n}`")).unwrap_or_default()
         )));
@@ -129,15 +117,6 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
     Ok((params, names))
 }
 
-/// The name a saved file uses: `BertModel` files have no `bert.` prefix.
-fn saved_name(canonical: &str, heads: Heads) -> String {
-    if heads.mlm || heads.nsp || heads.task.is_some() {
-        canonical.to_string()
-    } else {
-        canonical.strip_prefix("bert.").unwrap_or(canonical).to_string()
-    }
-}
-
 /// The float type a checkpoint is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SaveDtype {
@@ -146,18 +125,18 @@ pub enum SaveDtype {
     F16,
 }
 
-/// f32 safetensors in HF layout (canonical names; `BertModel` without the `bert.` prefix).
+/// f32 safetensors in HF layout: BERT's names (`BertModel` without the `bert.` prefix).
 pub fn save_params(params: &BertParams<f32>) -> Result<Vec<u8>> {
-    save_params_as(params, SaveDtype::F32)
+    save_params_as(params, Family::Bert, SaveDtype::F32)
 }
 
-/// As `save_params`, in `dtype`. A weight outside f16's range (|w| > 65504) is an error naming
-/// its tensor, not an infinity in the file.
-pub fn save_params_as(params: &BertParams<f32>, dtype: SaveDtype) -> Result<Vec<u8>> {
+/// As `save_params`, with `family`'s names (the names its HF class loads), in `dtype`. A weight
+/// outside f16's range (|w| > 65504) is an error naming its tensor, not an infinity in the file.
+pub fn save_params_as(params: &BertParams<f32>, family: Family, dtype: SaveDtype) -> Result<Vec<u8>> {
     let heads = params.heads();
     let mut tensors: Vec<(String, Tensor)> = Vec::new();
     for (n, t) in params.tensors() {
-        let name = saved_name(&n, heads);
+        let name = family.file_name(&n, heads);
         let tensor = match dtype {
             SaveDtype::F32 => Tensor::F32(t.to_owned()),
             SaveDtype::F16 => {
@@ -236,7 +215,7 @@ mod tests {
     fn f16_files_load_within_half_precision_and_out_of_range_is_an_error() {
         let p = BertParams::<f32>::init(&cfg(), Heads::MASKED_LM, 3);
         let f32_bytes = save_params(&p).unwrap();
-        let f16_bytes = save_params_as(&p, SaveDtype::F16).unwrap();
+        let f16_bytes = save_params_as(&p, Family::Bert, SaveDtype::F16).unwrap();
         assert!(f16_bytes.len() < f32_bytes.len() * 3 / 4, "{} vs {}", f16_bytes.len(), f32_bytes.len());
         let (q, _) = load_params(&cfg(), &f16_bytes).unwrap();
         for ((n, a), (_, b)) in p.tensors().into_iter().zip(q.tensors()) {
@@ -252,7 +231,7 @@ mod tests {
                 t[[0]] = 1e5;
             }
         }
-        let err = save_params_as(&big, SaveDtype::F16).unwrap_err().to_string();
+        let err = save_params_as(&big, Family::Bert, SaveDtype::F16).unwrap_err().to_string();
         assert!(err.contains("intermediate.dense.bias") && err.contains("f16"), "{err}");
     }
 

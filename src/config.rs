@@ -1,7 +1,9 @@
-//! `config.json` of a Hugging Face BERT (`transformers.BertConfig`), plus our optional
-//! `position_encoding`, validation, presets and the parameter counter.
+//! `config.json` of a Hugging Face BERT (`transformers.BertConfig`), DistilBERT or RoBERTa (their
+//! keys mapped to BERT's: `family`), plus our optional `position_encoding`, validation, presets
+//! and the parameter counter.
 
 use crate::error::{BertError, Result};
+pub use crate::family::Family;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +81,9 @@ pub struct BertConfig {
     pub position_embedding_type: String,
     #[serde(default)]
     pub position_encoding: PositionEncoding,
+    /// Which encoder family the file is (`model_type`); the keys above are BERT's whatever the family.
+    #[serde(skip)]
+    pub family: Family,
     /// Every other field of the file, kept so a saved config round-trips.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -91,14 +96,75 @@ const MAX_ELEMS: u64 = if usize::BITS >= 64 { 1 << 32 } else { 1 << 28 };
 
 impl BertConfig {
     pub fn from_json(text: &str) -> Result<Self> {
-        let cfg: BertConfig =
-            serde_json::from_str(text).map_err(|e| BertError::Config(format!("config.json is not a BERT config: {e}")))?;
+        let mut v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| BertError::Config(format!("config.json is not JSON: {e}")))?;
+        let obj = v.as_object_mut().ok_or_else(|| BertError::Config("config.json is not a JSON object".into()))?;
+        let model_type = obj.get("model_type").and_then(|t| t.as_str()).map(str::to_string);
+        let family = Family::from_model_type(model_type.as_deref()).ok_or_else(|| {
+            BertError::Config(format!(
+                "model_type `{}` is not supported (bert, distilbert or roberta)",
+                model_type.as_deref().unwrap_or_default()
+            ))
+        })?;
+        if family == Family::DistilBert {
+            distil_keys_in(obj);
+        }
+        let mut cfg: BertConfig =
+            serde_json::from_value(v).map_err(|e| BertError::Config(format!("config.json is not a {} config: {e}", family.display())))?;
+        cfg.family = family;
         cfg.validate()?;
         Ok(cfg)
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("config serialises")
+        let mut v = serde_json::to_value(self).expect("config serialises");
+        if self.family == Family::DistilBert {
+            distil_keys_out(v.as_object_mut().expect("an object"));
+        }
+        serde_json::to_string_pretty(&v).expect("config serialises")
+    }
+
+    /// The activation of the MLM head's transform: RoBERTa's `lm_head` is always exact GELU.
+    pub fn mlm_activation(&self) -> Activation {
+        match self.family {
+            Family::Roberta => Activation::Gelu,
+            _ => self.activation(),
+        }
+    }
+
+    /// The activation after the pooler slot's dense layer: tanh (BERT's pooler, RoBERTa's
+    /// classifier.dense), ReLU (DistilBERT's pre_classifier).
+    pub fn pooler_activation(&self) -> PoolerActivation {
+        match self.family {
+            Family::DistilBert => PoolerActivation::Relu,
+            _ => PoolerActivation::Tanh,
+        }
+    }
+
+    /// Position ids of one sequence of `ids` (as HF: RoBERTa counts non-pad tokens from
+    /// pad_token_id + 1 and gives pads pad_token_id; the others 0..T).
+    pub fn position_ids(&self, ids: &[usize]) -> Vec<usize> {
+        match (self.family, self.pad_token_id()) {
+            (Family::Roberta, Some(pad)) => {
+                let mut n = 0;
+                ids.iter()
+                    .map(|&i| {
+                        if i == pad {
+                            pad
+                        } else {
+                            n += 1;
+                            pad + n
+                        }
+                    })
+                    .collect()
+            }
+            _ => (0..ids.len()).collect(),
+        }
+    }
+
+    /// The longest input the position table allows (RoBERTa's first positions are reserved).
+    pub fn max_tokens(&self) -> usize {
+        self.max_position_embeddings.saturating_sub(self.family.positions_start(self.pad_token_id()))
     }
 
     pub fn activation(&self) -> Activation {
@@ -120,7 +186,7 @@ impl BertConfig {
     /// The fine-tuning head `architectures` names, if any.
     pub fn task(&self) -> Option<TaskKind> {
         let archs = self.extra.get("architectures")?.as_array()?;
-        archs.iter().filter_map(|a| a.as_str()).find_map(|a| TaskKind::ALL.into_iter().find(|k| k.architecture() == a))
+        archs.iter().filter_map(|a| a.as_str()).find_map(|a| TaskKind::ALL.into_iter().find(|k| self.family.architecture(*k) == a))
     }
 
     /// `id2label` as a list by id (empty when the file has none).
@@ -176,11 +242,22 @@ impl BertConfig {
             ("num_attention_heads", self.num_attention_heads),
             ("intermediate_size", self.intermediate_size),
             ("max_position_embeddings", self.max_position_embeddings),
-            ("type_vocab_size", self.type_vocab_size),
         ] {
             if v == 0 {
                 return bad(format!("{name} must be positive"));
             }
+        }
+        match (self.family.has_segments(), self.type_vocab_size) {
+            (true, 0) => return bad("type_vocab_size must be positive".into()),
+            (false, n) if n > 0 => return bad(format!("a {} has no segment embeddings (type_vocab_size {n})", self.family.display())),
+            _ => {}
+        }
+        if self.family == Family::Roberta && self.pad_token_id().is_none_or(|p| p + 2 >= self.max_position_embeddings) {
+            return bad(format!(
+                "RoBERTa's positions start at pad_token_id + 1: pad_token_id {:?} does not fit max_position_embeddings {}",
+                self.pad_token_id(),
+                self.max_position_embeddings
+            ));
         }
         if self.num_hidden_layers > 256 {
             return bad(format!("num_hidden_layers {} is implausibly large", self.num_hidden_layers));
@@ -251,9 +328,43 @@ impl BertConfig {
             attention_probs_dropout_prob: 0.1,
             position_embedding_type: "absolute".into(),
             position_encoding: PositionEncoding::Learned,
+            family: Family::Bert,
             extra: serde_json::Map::new(),
         }
     }
+}
+
+/// The activation of the pooler slot (see `BertConfig::pooler_activation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolerActivation {
+    Tanh,
+    Relu,
+}
+
+/// DistilBERT's keys to BERT's (in place): `dim` -> `hidden_size`, ...; no segments; LayerNorm
+/// eps 1e-12 (fixed in `modeling_distilbert.py`). With `sinusoidal_pos_embds` the file still holds
+/// the table (the sinusoids, a trainable parameter in transformers 5): it loads as a learned one.
+fn distil_keys_in(obj: &mut serde_json::Map<String, serde_json::Value>) {
+    for (theirs, ours) in crate::family::DISTIL_KEYS {
+        if let Some(v) = obj.remove(theirs) {
+            obj.insert(ours.into(), v);
+        }
+    }
+    obj.insert("type_vocab_size".into(), 0.into());
+    obj.insert("layer_norm_eps".into(), 1e-12.into());
+}
+
+/// The inverse of `distil_keys_in`, for a config HF loads as a `DistilBertConfig`.
+fn distil_keys_out(obj: &mut serde_json::Map<String, serde_json::Value>) {
+    for (theirs, ours) in crate::family::DISTIL_KEYS {
+        if let Some(v) = obj.remove(ours) {
+            obj.insert(theirs.into(), v);
+        }
+    }
+    for k in ["type_vocab_size", "layer_norm_eps", "position_embedding_type", "position_encoding"] {
+        obj.remove(k);
+    }
+    obj.insert("model_type".into(), "distilbert".into());
 }
 
 /// Which optional parts a model has (decided by the tensors in its file).

@@ -8,6 +8,7 @@ pub mod config;
 pub mod cpu;
 pub mod error;
 pub mod explain;
+pub mod family;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod infer;

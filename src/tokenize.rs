@@ -1,5 +1,7 @@
-//! WordPiece tokenisation through the `tokenizers` crate: a `tokenizer.json`, or the BERT pipeline
-//! (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] A [SEP] B [SEP]) built from a `vocab.txt`.
+//! Tokenisation through the `tokenizers` crate: a `tokenizer.json` (BERT's and DistilBERT's
+//! WordPiece, RoBERTa's byte-level BPE), the BERT pipeline (BertNormalizer, BertPreTokenizer,
+//! WordPiece, [CLS] A [SEP] B [SEP]) built from a `vocab.txt`, or RoBERTa's (ByteLevel, BPE,
+//! <s> A </s></s> B </s>) built from `vocab.json` + `merges.txt`.
 
 use crate::error::{BertError, Result};
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,27 @@ pub struct Encoded {
     pub truncated: bool,
 }
 
+/// How a tokenizer splits words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Scheme {
+    /// BERT's and DistilBERT's: `##` continues a word.
+    WordPiece,
+    /// RoBERTa's and GPT-2's: merges over bytes; `Ġ` is a space before the piece.
+    ByteLevelBpe,
+    /// Anything else `tokenizer.json` holds.
+    Other,
+}
+
+impl Scheme {
+    pub fn display(self) -> &'static str {
+        match self {
+            Scheme::WordPiece => "WordPiece",
+            Scheme::ByteLevelBpe => "byte-level BPE",
+            Scheme::Other => "a tokenizer.json model",
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct BertTokenizer {
     inner: Tokenizer,
@@ -39,9 +62,14 @@ pub struct BertTokenizer {
     pub cls_id: u32,
     pub sep_id: u32,
     pub pad_id: u32,
+    /// The mask token as typed (`[MASK]`, RoBERTa's `<mask>`); "[MASK]" in a text means it too.
+    pub mask_token: String,
+    pub scheme: Scheme,
 }
 
 const SPECIALS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
+/// RoBERTa's names for the same roles.
+const BPE_SPECIALS: [&str; 5] = ["<pad>", "<unk>", "<s>", "</s>", "<mask>"];
 
 impl BertTokenizer {
     /// From the bytes of a `tokenizer.json`.
@@ -106,11 +134,76 @@ impl BertTokenizer {
                 direction: TruncationDirection::Right,
             }))
             .map_err(|e| BertError::Tokenizer(format!("cannot truncate to {max_len}: {e}")))?;
-        let need = |s: &str| inner.token_to_id(s).ok_or_else(|| BertError::Tokenizer(format!("the vocabulary has no {s} token")));
-        let (cls_id, sep_id) = (need("[CLS]")?, need("[SEP]")?);
-        let mask_id = need("[MASK]")?;
-        let pad_id = inner.token_to_id("[PAD]").unwrap_or(0);
-        Ok(BertTokenizer { inner, max_len, mask_id, cls_id, sep_id, pad_id })
+        // each role by BERT's name, else RoBERTa's
+        let role = |i: usize| [SPECIALS[i], BPE_SPECIALS[i]].into_iter().find_map(|s| inner.token_to_id(s).map(|id| (id, s)));
+        let need = |i: usize| {
+            role(i).ok_or_else(|| BertError::Tokenizer(format!("the vocabulary has no {} (or {}) token", SPECIALS[i], BPE_SPECIALS[i])))
+        };
+        let (cls_id, sep_id) = (need(2)?.0, need(3)?.0);
+        let (mask_id, mask_token) = need(4)?;
+        let pad_id = role(0).map_or(0, |r| r.0);
+        let scheme = match inner.get_model() {
+            tokenizers::ModelWrapper::WordPiece(_) => Scheme::WordPiece,
+            tokenizers::ModelWrapper::BPE(_) if matches!(inner.get_pre_tokenizer(), Some(PreTokenizerWrapper::ByteLevel(_))) => {
+                Scheme::ByteLevelBpe
+            }
+            _ => Scheme::Other,
+        };
+        Ok(BertTokenizer { inner, max_len, mask_id, cls_id, sep_id, pad_id, mask_token: mask_token.to_string(), scheme })
+    }
+
+    /// RoBERTa's tokenizer from a `vocab.json` (piece -> id) and `merges.txt` (one merge a line,
+    /// after a `#version` header), as `RobertaTokenizerFast` builds it: byte-level pre-tokenizer
+    /// without a prefix space, BPE, `<s> A </s></s> B </s>`, `<mask>` taking the space before it.
+    pub fn from_vocab_merges(vocab_json: &str, merges: &str, max_len: usize) -> Result<Self> {
+        use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
+        use tokenizers::models::bpe::BPE;
+        use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+        use tokenizers::processors::roberta::RobertaProcessing;
+        let vocab: ahash::AHashMap<String, u32> =
+            serde_json::from_str(vocab_json).map_err(|e| BertError::Tokenizer(format!("vocab.json is not a piece -> id map: {e}")))?;
+        let mut pairs = Vec::new();
+        for (i, line) in merges.lines().enumerate() {
+            if line.starts_with("#version") || line.trim().is_empty() {
+                continue;
+            }
+            let (a, b) = line
+                .split_once(' ')
+                .ok_or_else(|| BertError::Tokenizer(format!("merges.txt line {}: `{line}` is not two pieces", i + 1)))?;
+            pairs.push((a.to_string(), b.to_string()));
+        }
+        let id = |s: &str| vocab.get(s).copied().ok_or_else(|| BertError::Tokenizer(format!("vocab.json has no {s} token")));
+        let (cls, sep) = (id("<s>")?, id("</s>")?);
+        let bpe = BPE::builder()
+            .vocab_and_merges(vocab.clone(), pairs)
+            .unk_token("<unk>".into())
+            .build()
+            .map_err(|e| BertError::Tokenizer(format!("vocab.json / merges.txt: {e}")))?;
+        let mut inner = Tokenizer::new(bpe);
+        inner
+            .with_pre_tokenizer(Some(ByteLevel::new(false, true, true)))
+            .with_post_processor(Some(RobertaProcessing::new(("</s>".into(), sep), ("<s>".into(), cls)).add_prefix_space(false)))
+            .with_decoder(Some(ByteLevelDecoder::default()));
+        let specials: Vec<AddedToken> = BPE_SPECIALS
+            .iter()
+            .filter(|s| vocab.contains_key(**s))
+            .map(|s| AddedToken::from(s.to_string(), true).lstrip(*s == "<mask>"))
+            .collect();
+        inner.add_special_tokens(&specials);
+        Self::wrap(inner, max_len)
+    }
+
+    /// A piece as a reader should see it: byte-level BPE pieces decoded from their byte alphabet
+    /// (`Ġ`, a space before the piece, shown as `␣`; `Ã©` shown as `é`); others unchanged.
+    pub fn readable(&self, piece: &str) -> String {
+        if self.scheme != Scheme::ByteLevelBpe || self.inner.token_to_id(piece).is_some_and(|id| self.special_ids().contains(&id)) {
+            return piece.to_string();
+        }
+        let bytes: Option<Vec<u8>> = piece.chars().map(byte_of_char).collect();
+        match bytes {
+            Some(b) => String::from_utf8_lossy(&b).replace(' ', "␣").replace('\n', "↵"),
+            None => piece.to_string(),
+        }
     }
 
     pub fn vocab_size(&self) -> usize {
@@ -133,7 +226,7 @@ impl BertTokenizer {
 
     /// Ids of the special tokens ([PAD], [UNK], [CLS], [SEP], [MASK]) this vocabulary has.
     pub fn special_ids(&self) -> Vec<u32> {
-        SPECIALS.iter().filter_map(|s| self.inner.token_to_id(s)).collect()
+        SPECIALS.iter().chain(&BPE_SPECIALS).filter_map(|s| self.inner.token_to_id(s)).collect()
     }
 
     /// The tokenizer as `tokenizer.json`.
@@ -178,13 +271,28 @@ impl BertTokenizer {
 
     /// `[CLS] text [SEP]`, or `[CLS] text [SEP] pair [SEP]` with segment ids 0 / 1.
     pub fn encode(&self, text: &str, pair: Option<&str>) -> Result<Encoded> {
-        let input: EncodeInput = match pair {
-            Some(p) => (text, p).into(),
-            None => text.into(),
+        // "[MASK]" means the model's mask token (the same length, so offsets stay right)
+        let own = |t: &str| if self.mask_token != "[MASK]" { t.replace("[MASK]", &self.mask_token) } else { t.to_string() };
+        let (text, pair) = (own(text), pair.map(own));
+        let input: EncodeInput = match pair.as_deref() {
+            Some(p) => (text.as_str(), p).into(),
+            None => text.as_str().into(),
         };
         let enc = self.inner.encode(input, true).map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
         Ok(Encoded {
-            tokens: enc.get_tokens().to_vec(),
+            // a special token as its vocabulary entry: tokenizers keeps the space an lstrip token
+            // (RoBERTa's <mask>) took in the piece's text, where HF shows the token
+            tokens: {
+                let specials = self.special_ids();
+                enc.get_tokens()
+                    .iter()
+                    .zip(enc.get_ids())
+                    .map(|(t, id)| match specials.contains(id) {
+                        true => self.inner.id_to_token(*id).unwrap_or_else(|| t.clone()),
+                        false => t.clone(),
+                    })
+                    .collect()
+            },
             input_ids: enc.get_ids().to_vec(),
             token_type_ids: enc.get_type_ids().to_vec(),
             attention_mask: enc.get_attention_mask().to_vec(),
@@ -198,6 +306,18 @@ impl BertTokenizer {
 
 /// The parts of a `tokenizer.json` that `Tokenizer::from_bytes` reads, with the model kept as raw
 /// text for `wordpiece_json`.
+/// The byte a byte-level BPE character stands for (GPT-2's `bytes_to_unicode`: printable bytes
+/// are themselves; the other 68 are U+0100.. in byte order).
+fn byte_of_char(c: char) -> Option<u8> {
+    let printable = |b: u32| (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
+    let u = c as u32;
+    if u < 0x100 && printable(u) {
+        return Some(u as u8);
+    }
+    let k = u.checked_sub(0x100)? as usize;
+    (0u32..=255).filter(|&b| !printable(b)).nth(k).map(|b| b as u8)
+}
+
 #[derive(Deserialize)]
 struct TokenizerJson<'a> {
     version: Option<String>,

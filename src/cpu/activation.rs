@@ -1,7 +1,7 @@
 //! Pointwise activations of the FFN and the MLM transform: exact erf GELU (BERT's `gelu`),
 //! the tanh approximation (`gelu_new`), ReLU; and tanh for the pooler.
 
-use crate::config::Activation;
+use crate::config::{Activation, PoolerActivation};
 use crate::real::Real;
 use ndarray::{Array2, ArrayView2, Zip};
 
@@ -85,6 +85,26 @@ pub fn tanh_backward<T: Real>(dout: ArrayView2<T>, y: ArrayView2<T>) -> Array2<T
     dx
 }
 
+/// The pooler slot's activation: tanh (BERT, RoBERTa) or ReLU (DistilBERT's pre_classifier).
+pub fn pooler_act_forward<T: Real>(act: PoolerActivation, x: ArrayView2<T>) -> Array2<T> {
+    match act {
+        PoolerActivation::Tanh => tanh_forward(x),
+        PoolerActivation::Relu => x.mapv(|v| v.max(T::zero())),
+    }
+}
+
+/// Its backward from the output y (ReLU's slope is 1 where y > 0).
+pub fn pooler_act_backward<T: Real>(act: PoolerActivation, dout: ArrayView2<T>, y: ArrayView2<T>) -> Array2<T> {
+    match act {
+        PoolerActivation::Tanh => tanh_backward(dout, y),
+        PoolerActivation::Relu => {
+            let mut dx = Array2::zeros(y.dim());
+            Zip::from(&mut dx).and(&dout).and(&y).for_each(|d, &g, &t| *d = if t > T::zero() { g } else { T::zero() });
+            dx
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +132,10 @@ mod tests {
         let y = tanh_forward(x.view());
         let dx = tanh_backward(r.view(), y.view());
         check_grad("tanh", &x, &dx, |x| (tanh_forward(x.view()) * &r).sum());
+        for act in [PoolerActivation::Tanh, PoolerActivation::Relu] {
+            let y = pooler_act_forward(act, x.view());
+            let dx = pooler_act_backward(act, r.view(), y.view());
+            check_grad("pooler", &x, &dx, |x| (pooler_act_forward(act, x.view()) * &r).sum());
+        }
     }
 }

@@ -32,6 +32,10 @@ pub struct EmbeddingView {
     pub dims: usize,
     /// The model adds the fixed sinusoidal encoding (true) or a learned table (false).
     pub sinusoidal: bool,
+    /// The model has segment embeddings (DistilBERT has none: `segment` is then zeros).
+    pub has_segments: bool,
+    /// The position id of the first token (RoBERTa's start at pad_token_id + 1; else 0).
+    pub first_position: usize,
     /// (T*D) row-major: E_tok[id_t], E_seg[s_t], E_pos[t] (from the model's tables).
     pub word: Vec<f32>,
     pub segment: Vec<f32>,
@@ -125,13 +129,15 @@ pub fn row_softmax(scores: &[f32], n: usize) -> Vec<f32> {
     p
 }
 
-/// The position rows (T, H) the model adds: its learned table or the sinusoidal encoding (as the
-/// forward chooses them).
-fn position_rows(bert: &Bert, t: usize) -> Array2<f32> {
-    match (&bert.params.emb.position, bert.cfg.position_encoding) {
-        (Some(table), PositionEncoding::Learned) => table.slice(ndarray::s![..t, ..]).to_owned(),
-        _ => sinusoidal_table::<f32>(t, bert.cfg.hidden_size),
-    }
+/// The position rows (T, H) the model adds at position ids `pos`: its learned table or the
+/// sinusoidal encoding (as the forward chooses them).
+fn position_rows(bert: &Bert, pos: &[usize]) -> Array2<f32> {
+    let h = bert.cfg.hidden_size;
+    let table = match (&bert.params.emb.position, bert.cfg.position_encoding) {
+        (Some(table), PositionEncoding::Learned) => table.clone(),
+        _ => sinusoidal_table::<f32>(pos.iter().max().map_or(0, |m| m + 1), h),
+    };
+    Array2::from_shape_fn((pos.len(), h), |(r, c)| table[[pos[r], c]])
 }
 
 /// The embedding view of one forward (batch of one): the parts from the model's tables (so a GPU
@@ -150,8 +156,10 @@ fn embedding_view_capped(bert: &Bert, ids: &[u32], segments: &[u32], trace: &For
         // (T, H)
     };
     let word = gather(&emb.word, ids);
-    let segment = gather(&emb.token_type, segments);
-    let position = position_rows(bert, t);
+    // no segment table (DistilBERT): nothing is added
+    let segment = emb.token_type.as_ref().map_or_else(|| Array2::zeros((t, h)), |tt| gather(tt, segments));
+    let position_ids = bert.cfg.position_ids(&ids.iter().map(|&i| i as usize).collect::<Vec<_>>());
+    let position = position_rows(bert, &position_ids);
     let rows = |x: &Array2<f32>| first_cols(x.slice(ndarray::s![..t, ..]), d);
     let cos = row_cosines(word.view());
     EmbeddingView {
@@ -159,6 +167,8 @@ fn embedding_view_capped(bert: &Bert, ids: &[u32], segments: &[u32], trace: &For
         hidden: h,
         dims: d,
         sinusoidal: emb.position.is_none() || bert.cfg.position_encoding == PositionEncoding::Sinusoidal,
+        has_segments: emb.token_type.is_some(),
+        first_position: position_ids.first().copied().unwrap_or(0),
         word: rows(&word),
         segment: rows(&segment),
         position: rows(&position),

@@ -7,7 +7,7 @@ use super::forward::{site_seed, GpuTrace};
 use super::kernels::attention::{attention_backward, AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::elementwise::{act_backward, dropout, Act};
-use super::kernels::embedding::scatter_add;
+use super::kernels::embedding::{scatter_add, scatter_add_except};
 use super::kernels::layernorm::layernorm_backward;
 use super::kernels::matmul::linear_backward;
 use super::kernels::reduce::colsum;
@@ -112,6 +112,7 @@ pub fn record_backward(
     let n = b * t;
     let nh = cfg.num_attention_heads;
     let act: Act = cfg.activation().into();
+    let mlm_act: Act = cfg.mlm_activation().into();
     let ps = &m.slots;
     let g = |s: Slot| s.of(grads);
     let w = |s: Slot| s.of(&m.params);
@@ -174,7 +175,7 @@ pub fn record_backward(
             h,
         )?;
         let dpre = buf("d_mlm_pre", mm * h)?;
-        act_backward(rec, act, View::whole(&mt.pre), View::whole(&dact), View::whole(&dpre), mm * h)?;
+        act_backward(rec, mlm_act, View::whole(&mt.pre), View::whole(&dact), View::whole(&dpre), mm * h)?;
         let dxm = buf("d_mlm_x", mm * h)?;
         linear_backward(
             rec,
@@ -213,7 +214,7 @@ pub fn record_backward(
             )?;
             bias_grad(rec, View::whole(nl), b, 2, g(ns.bias))?;
             let dpre = buf("d_pool_pre", b * h)?;
-            act_backward(rec, Act::Tanh, View::whole(&pool.pooled), View::whole(&dpooled), View::whole(&dpre), b * h)?;
+            act_backward(rec, pool.act, View::whole(&pool.pooled), View::whole(&dpooled), View::whole(&dpre), b * h)?;
             let dcls = buf("d_cls", b * h)?;
             linear_backward(
                 rec,
@@ -383,11 +384,14 @@ pub fn record_backward(
         n,
         h,
     )?;
-    scatter_add(rec, View::whole(&d_sum), &batch.input_ids, h, g(ps.word))?;
-    scatter_add(rec, View::whole(&d_sum), &batch.token_type_ids, h, g(ps.token_type))?;
+    // as the CPU: nn.Embedding(padding_idx = pad) sends the pad rows no gradient
+    scatter_add_except(rec, View::whole(&d_sum), &batch.input_ids, cfg.pad_token_id(), h, g(ps.word))?;
+    if let Some(tt) = ps.token_type {
+        scatter_add(rec, View::whole(&d_sum), &batch.token_type_ids, h, g(tt))?;
+    }
     if let Some(pos) = ps.position {
-        let pos_ids: Vec<usize> = (0..n).map(|r| r % t).collect();
-        scatter_add(rec, View::whole(&d_sum), &pos_ids, h, g(pos))?;
+        let pad = cfg.pad_token_id().filter(|_| cfg.family == crate::config::Family::Roberta);
+        scatter_add_except(rec, View::whole(&d_sum), &batch.position_ids(cfg), pad, h, g(pos))?;
     }
     reads.d_sum = Some(d_sum);
     Ok(reads)

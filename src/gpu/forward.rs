@@ -56,6 +56,8 @@ pub struct GpuPoolTrace {
     pub cls: wgpu::Buffer,                // (B, H)
     pub pooled: wgpu::Buffer,             // (B, H)
     pub nsp_logits: Option<wgpu::Buffer>, // (B, 2)
+    /// The activation after the dense layer (`pooler_act`).
+    pub act: Act,
 }
 
 /// A fine-tuning head's input (after dropout) and logits: (B, L) / (N, L) / (N, 2).
@@ -91,6 +93,15 @@ pub struct GpuTrace {
 /// 3 + 3l FFN output, then 1 + 3L a task head's input. Each gets its own stream of the counter hash.
 pub fn site_seed(seed: u32, site: usize) -> u32 {
     seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
+}
+
+/// The kernel's code for the pooler slot's activation (tanh; DistilBERT's pre_classifier: ReLU,
+/// whose backward from the output is the same as from the input).
+pub fn pooler_act(cfg: &crate::config::BertConfig) -> Act {
+    match cfg.pooler_activation() {
+        crate::config::PoolerActivation::Tanh => Act::Tanh,
+        crate::config::PoolerActivation::Relu => Act::Relu,
+    }
 }
 
 /// Records the forward of `batch` into `rec`. With `keep_parts`, the word and token-type parts of
@@ -129,20 +140,30 @@ pub fn record_forward(
     let mask = ctx.upload("attention_mask", &maskv)?;
 
     // Embeddings: word + position + token type, LayerNorm, dropout.
+    // the position rows of every token (N, H), at the family's position ids (RoBERTa's skip pads)
+    let pos_ids = batch.position_ids(cfg);
     let position = match ps.position {
         Some(slot) => {
-            let pv = w(slot);
-            let out = buf("position", t * h)?;
-            let tmp = View { buf: pv.buf, off: pv.off, len: t * h };
-            rec.copy(tmp, View::whole(&out));
+            let out = buf("position", n * h)?;
+            gather(rec, w(slot), &pos_ids, h, View::whole(&out))?;
             out
         }
         None => {
-            let table = sinusoidal_table::<f32>(t, h);
-            ctx.upload("position", table.as_slice().expect("standard layout"))?
+            let table = sinusoidal_table::<f32>(pos_ids.iter().max().map_or(0, |m| m + 1), h);
+            let rows: Vec<f32> = pos_ids.iter().flat_map(|&p| table.row(p).to_vec()).collect();
+            ctx.upload("position", &rows)?
         }
     };
-    let type_t = w(ps.token_type);
+    // no segment table (DistilBERT): a zero row for every token
+    let zero_type;
+    let type_t = match ps.token_type {
+        Some(slot) => w(slot),
+        None => {
+            zero_type = ctx.upload("no_segments", &vec![0f32; h])?;
+            View::whole(&zero_type)
+        }
+    };
+    let type_ids: Vec<usize> = if ps.token_type.is_some() { batch.token_type_ids.clone() } else { vec![0; n] };
     // the word rows: looked up by id, or given (attributions move them): then row i is row i
     let rows_buf;
     let (word_t, word_ids): (View<'_>, Vec<usize>) = match &opts.word_rows {
@@ -154,12 +175,13 @@ pub fn record_forward(
         None => (w(ps.word), batch.input_ids.clone()),
     };
     let sum = buf("emb_sum", n * h)?;
-    embed_sum(rec, word_t, View::whole(&position), type_t, &word_ids, &batch.token_type_ids, t, h, View::whole(&sum))?;
+    // position rows are per token, so the kernel's row % T is the row itself
+    embed_sum(rec, word_t, View::whole(&position), type_t, &word_ids, &type_ids, n, h, View::whole(&sum))?;
     let (word, token_type) = if keep_parts {
         let wb = buf("emb_word", n * h)?;
         gather(rec, word_t, &word_ids, h, View::whole(&wb))?;
         let tb = buf("emb_type", n * h)?;
-        gather(rec, type_t, &batch.token_type_ids, h, View::whole(&tb))?;
+        gather(rec, type_t, &type_ids, h, View::whole(&tb))?;
         (Some(wb), Some(tb))
     } else {
         (None, None)
@@ -313,7 +335,7 @@ pub fn record_forward(
             let (pre, actb, ln_out) = (buf("mlm_pre", mm * h)?, buf("mlm_act", mm * h)?, buf("mlm_ln_out", mm * h)?);
             let (lm, lr) = (buf("mlm_ln_mean", mm)?, buf("mlm_ln_rstd", mm)?);
             linear(rec, View::whole(&x), w(mh.transform.weight), Some(w(mh.transform.bias)), View::whole(&pre), mm, h, h)?;
-            act_forward(rec, act, View::whole(&pre), View::whole(&actb), mm * h)?;
+            act_forward(rec, cfg.mlm_activation().into(), View::whole(&pre), View::whole(&actb), mm * h)?;
             layernorm_forward(
                 rec,
                 View::whole(&actb),
@@ -340,7 +362,7 @@ pub fn record_forward(
         let pre = buf("pool_pre", b * h)?;
         linear(rec, View::whole(&cls), w(pl.weight), Some(w(pl.bias)), View::whole(&pre), b, h, h)?;
         let pooled = buf("pooled", b * h)?;
-        act_forward(rec, Act::Tanh, View::whole(&pre), View::whole(&pooled), b * h)?;
+        act_forward(rec, pooler_act(cfg), View::whole(&pre), View::whole(&pooled), b * h)?;
         let nsp_logits = if let Some(ns) = &ps.nsp {
             let nl = buf("nsp_logits", b * 2)?;
             linear(rec, View::whole(&pooled), w(ns.weight), Some(w(ns.bias)), View::whole(&nl), b, h, 2)?;
@@ -348,7 +370,7 @@ pub fn record_forward(
         } else {
             None
         };
-        Some(GpuPoolTrace { cls, pooled, nsp_logits })
+        Some(GpuPoolTrace { cls, pooled, nsp_logits, act: pooler_act(cfg) })
     } else {
         None
     };

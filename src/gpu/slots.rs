@@ -65,7 +65,7 @@ pub struct Slots {
     pub word: Slot,
     /// Learned positions (None: sinusoidal, made on the CPU and uploaded per forward).
     pub position: Option<Slot>,
-    pub token_type: Slot,
+    pub token_type: Option<Slot>, // None without segments (DistilBERT)
     pub emb_ln: NormSlots,
     pub layers: Vec<LayerSlots>,
     pub pooler: Option<LinearSlots>,
@@ -118,7 +118,7 @@ impl Slots {
         Ok(Slots {
             word,
             position: if learned { Some(get("bert.embeddings.position_embeddings.weight")?) } else { None },
-            token_type: get("bert.embeddings.token_type_embeddings.weight")?,
+            token_type: params.emb.token_type.as_ref().map(|_| get("bert.embeddings.token_type_embeddings.weight")).transpose()?,
             emb_ln: norm("bert.embeddings.LayerNorm")?,
             layers,
             pooler: params.pooler.as_ref().map(|_| lin("bert.pooler.dense")).transpose()?,

@@ -7,7 +7,7 @@
 
 use super::forward::{GpuPoolTrace, GpuTaskTrace};
 use super::kernels::cross_entropy::{cross_entropy, mse};
-use super::kernels::elementwise::{act_backward, add_into, dropout, Act};
+use super::kernels::elementwise::{act_backward, add_into, dropout};
 use super::kernels::embedding::scatter_add;
 use super::kernels::matmul::{linear_backward, matmul, Kernel, Operand, Shape};
 use super::kernels::reduce::colsum;
@@ -150,7 +150,7 @@ pub fn record_task_backward(
         TaskKind::SequenceClassification => {
             let (pw, pdw, pdb, pt) = pooler.ok_or_else(|| BertError::Config("a sequence classifier needs the pooler".into()))?;
             let dpre = ctx.buffer("task_d_pool_pre", b * h)?;
-            act_backward(rec, Act::Tanh, View::whole(&pt.pooled), View::whole(&din), View::whole(&dpre), b * h)?;
+            act_backward(rec, pt.act, View::whole(&pt.pooled), View::whole(&din), View::whole(&dpre), b * h)?;
             let dcls = ctx.buffer("task_d_cls", b * h)?;
             linear_backward(rec, View::whole(&dpre), View::whole(&pt.cls), pw, Some((View::whole(&dcls), false)), pdw, b, h, h)?;
             colsum(rec, View::whole(&dpre), b, h, pdb)?;

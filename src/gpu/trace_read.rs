@@ -122,11 +122,7 @@ impl TraceReads {
         let a2 = |x: ReadHandle, r: usize, c: usize| Array2::from_shape_vec((r, c), get(x)).expect("shape");
         let a1 = |x: ReadHandle| Array1::from_vec(get(x));
         let a4 = |x: ReadHandle| Array4::from_shape_vec((b, nh, t, t), get(x)).expect("shape");
-        let pos_rows = a2(self.position, t, h);
-        let mut position = Array2::zeros((n, h));
-        for bi in 0..b {
-            position.slice_mut(ndarray::s![bi * t..(bi + 1) * t, ..]).assign(&pos_rows);
-        }
+        let position = a2(self.position, n, h);
         let zeros = || Array2::zeros((n, h));
         let emb = EmbeddingTrace {
             word: self.word.map(|x| a2(x, n, h)).unwrap_or_else(zeros),
@@ -175,7 +171,11 @@ impl TraceReads {
                 logits: a2(m.logits, mm, v),
             }
         });
-        let pool = self.pool.as_ref().map(|p| PoolTrace { pooled: a2(p.pooled, b, h), nsp_logits: p.nsp_logits.map(|x| a2(x, b, 2)) });
+        let pool = self.pool.as_ref().map(|p| PoolTrace {
+            pooled: a2(p.pooled, b, h),
+            nsp_logits: p.nsp_logits.map(|x| a2(x, b, 2)),
+            act: cfg.pooler_activation(),
+        });
         let mask = Array2::from_shape_fn((b, t), |(i, j)| batch.attention_mask[i * t + j] as f32);
         let task = self.task.zip(tr.task.as_ref()).map(|((input, logits), tt)| TaskTrace {
             kind: tt.kind,

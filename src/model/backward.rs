@@ -3,8 +3,8 @@
 //! restates the forward line it inverts.
 
 use super::task::{task_backward, task_loss as task_loss_of, TaskLabels};
-use crate::config::{BertConfig, PositionEncoding};
-use crate::cpu::activation::{activation_backward, tanh_backward};
+use crate::config::{BertConfig, Family, PositionEncoding};
+use crate::cpu::activation::{activation_backward, pooler_act_backward};
 use crate::cpu::attention::{attention_backward, AttnShape};
 use crate::cpu::cross_entropy::{cross_entropy_forward_backward, cross_entropy_inplace, IGNORE};
 use crate::cpu::embedding::embedding_backward;
@@ -14,7 +14,7 @@ use crate::error::{BertError, Result};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::params::BertParams;
 use crate::real::Real;
-use ndarray::{s, Array2};
+use ndarray::Array2;
 
 /// Gradients have the parameters' structure and names.
 pub type Grads<T> = BertParams<T>;
@@ -166,7 +166,7 @@ pub fn backward_with_inputs<T: Real>(
             gm.ln.gamma.view_mut(),
             gm.ln.beta.view_mut(),
         );
-        let dpre = activation_backward(cfg.activation(), dact.view(), mt.pre.view());
+        let dpre = activation_backward(cfg.mlm_activation(), dact.view(), mt.pre.view());
         let x = crate::cpu::embedding::embedding_forward(tr.hidden[tr.layers.len()].view(), &mt.rows);
         let dxm = linear_backward(
             dpre.view(),
@@ -186,7 +186,7 @@ pub fn backward_with_inputs<T: Real>(
         nsp_loss = Some(loss);
         let gn = g.nsp.as_mut().expect("grads mirror params");
         let dpooled = linear_backward(dlogits.view(), pt.pooled.view(), nsp.weight.view(), gn.weight.view_mut(), Some(gn.bias.view_mut()));
-        let dpre = tanh_backward(dpooled.view(), pt.pooled.view());
+        let dpre = pooler_act_backward(pt.act, dpooled.view(), pt.pooled.view());
         let cls = Array2::from_shape_fn((b, h), |(bi, j)| tr.last_hidden()[[bi * t, j]]);
         let gp = g.pooler.as_mut().expect("grads mirror params");
         let dcls = linear_backward(dpre.view(), cls.view(), pooler.weight.view(), gp.weight.view_mut(), Some(gp.bias.view_mut()));
@@ -319,11 +319,21 @@ pub fn backward_with_inputs<T: Real>(
         }
         None => embedding_backward(d_sum.view(), &batch.input_ids, g.emb.word.view_mut()),
     }
-    embedding_backward(d_sum.view(), &batch.token_type_ids, g.emb.token_type.view_mut());
+    if let Some(gtt) = g.emb.token_type.as_mut() {
+        embedding_backward(d_sum.view(), &batch.token_type_ids, gtt.view_mut());
+    }
     if let (Some(gpos), PositionEncoding::Learned) = (g.emb.position.as_mut(), cfg.position_encoding) {
-        for bi in 0..b {
-            let mut rows = gpos.slice_mut(s![..t, ..]);
-            rows += &d_sum.slice(s![bi * t..(bi + 1) * t, ..]);
+        // RoBERTa's position table is nn.Embedding(padding_idx = pad): pads' row gets no gradient
+        let pos = batch.position_ids(cfg);
+        match cfg.pad_token_id().filter(|_| cfg.family == Family::Roberta) {
+            Some(pad) => {
+                let mut d = d_sum.clone();
+                for (r, _) in pos.iter().enumerate().filter(|(_, &p)| p == pad) {
+                    d.row_mut(r).fill(T::zero());
+                }
+                embedding_backward(d.view(), &pos, gpos.view_mut());
+            }
+            None => embedding_backward(d_sum.view(), &pos, gpos.view_mut()),
         }
     }
 

@@ -2,8 +2,8 @@
 //! explainer shows and the backward needs. N = B*T rows; M = rows that get MLM logits.
 
 use super::task::{task_forward, TaskTrace};
-use crate::config::{BertConfig, PositionEncoding};
-use crate::cpu::activation::{activation_forward, tanh_forward};
+use crate::config::{BertConfig, PoolerActivation, PositionEncoding};
+use crate::cpu::activation::{activation_forward, pooler_act_forward};
 use crate::cpu::attention::{attention_forward, AttentionCache, AttnShape};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::embedding::embedding_forward;
@@ -14,7 +14,7 @@ use crate::error::{BertError, Result};
 use crate::model::params::BertParams;
 use crate::real::Real;
 use crate::rng::Rng;
-use ndarray::{s, Array1, Array2, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView2};
 
 /// A padded batch of token sequences, flattened row-major: index = b * T + t.
 #[derive(Clone, Debug)]
@@ -48,19 +48,27 @@ impl Batch {
                 self.attention_mask.len()
             )));
         }
-        if self.t > cfg.max_position_embeddings {
+        if self.t > cfg.max_tokens() {
             return Err(BertError::Input(format!(
-                "sequence length {} exceeds max_position_embeddings {}",
-                self.t, cfg.max_position_embeddings
+                "sequence length {} exceeds the {} positions of max_position_embeddings {}",
+                self.t,
+                cfg.max_tokens(),
+                cfg.max_position_embeddings
             )));
         }
         if let Some(&id) = self.input_ids.iter().find(|&&i| i >= cfg.vocab_size) {
             return Err(BertError::Input(format!("token id {id} is outside the vocabulary ({})", cfg.vocab_size)));
         }
-        if let Some(&id) = self.token_type_ids.iter().find(|&&i| i >= cfg.type_vocab_size) {
+        // a model without segment embeddings (DistilBERT) ignores the segment ids
+        if let Some(&id) = self.token_type_ids.iter().find(|&&i| cfg.family.has_segments() && i >= cfg.type_vocab_size) {
             return Err(BertError::Input(format!("token type id {id} is outside type_vocab_size {}", cfg.type_vocab_size)));
         }
         Ok(())
+    }
+
+    /// The position id of every token (B*T), as HF computes them for `cfg`'s family.
+    pub fn position_ids(&self, cfg: &BertConfig) -> Vec<usize> {
+        self.input_ids.chunks(self.t.max(1)).flat_map(|row| cfg.position_ids(row)).collect()
     }
 }
 
@@ -139,8 +147,10 @@ pub struct MlmTrace<T> {
 
 #[derive(Clone, Debug)]
 pub struct PoolTrace<T> {
-    pub pooled: Array2<T>,             // (B, H) tanh(W h_cls + b)
+    pub pooled: Array2<T>,             // (B, H) act(W h_cls + b)
     pub nsp_logits: Option<Array2<T>>, // (B, 2)
+    /// tanh, or ReLU for DistilBERT's pre_classifier
+    pub act: PoolerActivation,
 }
 
 #[derive(Clone, Debug)]
@@ -199,15 +209,15 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
         Some(w) => return Err(BertError::Input(format!("word rows must be (B*T, H) = ({}, {h}), got {:?}", b * t, w.dim()))),
         None => embedding_forward(p.emb.word.view(), &batch.input_ids), // (N, H)
     };
-    let pos_table = match (&p.emb.position, cfg.position_encoding) {
-        (Some(table), PositionEncoding::Learned) => table.slice(s![..t, ..]).to_owned(),
-        _ => sinusoidal_table::<T>(t, h),
-    }; // (T, H)
-    let mut position = Array2::zeros((b * t, h));
-    for bi in 0..b {
-        position.slice_mut(s![bi * t..(bi + 1) * t, ..]).assign(&pos_table);
-    }
-    let token_type = embedding_forward(p.emb.token_type.view(), &batch.token_type_ids);
+    let pos_ids = batch.position_ids(cfg);
+    let position = match (&p.emb.position, cfg.position_encoding) {
+        (Some(table), PositionEncoding::Learned) => embedding_forward(table.view(), &pos_ids),
+        _ => embedding_forward(sinusoidal_table::<T>(pos_ids.iter().max().map_or(0, |m| m + 1), h).view(), &pos_ids),
+    }; // (N, H)
+    let token_type = match &p.emb.token_type {
+        Some(table) => embedding_forward(table.view(), &batch.token_type_ids),
+        None => Array2::zeros((b * t, h)),
+    };
     let sum = &word + &position + &token_type;
     let (mut x, ln_mean, ln_rstd) = layernorm_forward(sum.view(), p.emb.ln.gamma.view(), p.emb.ln.beta.view(), eps);
     let drop = apply_dropout(&mut x, cfg.hidden_dropout_prob, &mut rng);
@@ -295,9 +305,10 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
 
     let pool = p.pooler.as_ref().map(|pl| {
         let cls = Array2::from_shape_fn((b, h), |(bi, j)| last[[bi * t, j]]); // (B, H)
-        let pooled = tanh_forward(linear_forward(cls.view(), pl.weight.view(), Some(pl.bias.view())).view());
+        let act = cfg.pooler_activation();
+        let pooled = pooler_act_forward(act, linear_forward(cls.view(), pl.weight.view(), Some(pl.bias.view())).view());
         let nsp_logits = p.nsp.as_ref().map(|n| linear_forward(pooled.view(), n.weight.view(), Some(n.bias.view())));
-        PoolTrace { pooled, nsp_logits }
+        PoolTrace { pooled, nsp_logits, act }
     });
 
     let task = match &p.task {
@@ -316,7 +327,7 @@ fn mlm_forward<T: Real>(
     rows: Vec<usize>,
 ) -> MlmTrace<T> {
     let pre = linear_forward(x, head.transform.weight.view(), Some(head.transform.bias.view())); // (M, H)
-    let act = activation_forward(cfg.activation(), pre.view());
+    let act = activation_forward(cfg.mlm_activation(), pre.view());
     let (ln_out, ln_mean, ln_rstd) = layernorm_forward(act.view(), head.ln.gamma.view(), head.ln.beta.view(), cfg.layer_norm_eps);
     let dec = p.decoder().expect("mlm head has a decoder");
     let logits = linear_forward(ln_out.view(), dec.view(), Some(head.bias.view())); // (M, V)

@@ -22,9 +22,9 @@ pub struct LayerNorm<T> {
 
 #[derive(Clone, Debug)]
 pub struct Embeddings<T> {
-    pub word: Array2<T>,             // (V, H)
-    pub position: Option<Array2<T>>, // (P, H); None when sinusoidal
-    pub token_type: Array2<T>,       // (TV, H)
+    pub word: Array2<T>,               // (V, H)
+    pub position: Option<Array2<T>>,   // (P, H); None when sinusoidal
+    pub token_type: Option<Array2<T>>, // (TV, H); None without segments (DistilBERT)
     pub ln: LayerNorm<T>,
 }
 
@@ -90,7 +90,9 @@ macro_rules! each_tensor {
         if let Some(pos) = & $($m)? p.emb.position {
             f("bert.embeddings.position_embeddings.weight".to_string(), pos.$view().into_dyn());
         }
-        f("bert.embeddings.token_type_embeddings.weight".to_string(), p.emb.token_type.$view().into_dyn());
+        if let Some(tt) = & $($m)? p.emb.token_type {
+            f("bert.embeddings.token_type_embeddings.weight".to_string(), tt.$view().into_dyn());
+        }
         ln!("bert.embeddings.LayerNorm", & $($m)? p.emb.ln);
         for (i, l) in (& $($m)? p.layers).into_iter().enumerate() {
             let pre = format!("bert.encoder.layer.{i}");
@@ -188,7 +190,7 @@ impl<T: Real> BertParams<T> {
             emb: Embeddings {
                 word: mat(&self.emb.word),
                 position: self.emb.position.as_ref().map(&mat),
-                token_type: mat(&self.emb.token_type),
+                token_type: self.emb.token_type.as_ref().map(&mat),
                 ln: ln(&self.emb.ln),
             },
             layers: self
@@ -244,7 +246,7 @@ impl<T: Real> BertParams<T> {
                 PositionEncoding::Learned => Some(lin(cfg.max_position_embeddings, h).weight),
                 PositionEncoding::Sinusoidal => None,
             },
-            token_type: lin(cfg.type_vocab_size, h).weight,
+            token_type: cfg.family.has_segments().then(|| lin(cfg.type_vocab_size, h).weight),
             ln: ln(),
         };
         let layers = (0..cfg.num_hidden_layers)

@@ -8,7 +8,7 @@
 use super::forward::PoolTrace;
 use super::params::{Linear, TaskParams};
 use crate::config::{BertConfig, TaskKind};
-use crate::cpu::activation::tanh_backward;
+use crate::cpu::activation::pooler_act_backward;
 use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::linear::{linear_backward, linear_forward};
@@ -182,7 +182,7 @@ pub fn task_backward<T: Real>(
     match tt.kind {
         TaskKind::SequenceClassification => {
             let (pl, gp, pt) = pooler.ok_or_else(|| BertError::Config("a sequence classifier needs the pooler".into()))?;
-            let dpre = tanh_backward(din.view(), pt.pooled.view());
+            let dpre = pooler_act_backward(pt.act, din.view(), pt.pooled.view());
             let b = pt.pooled.nrows();
             let h = last.ncols();
             let cls = Array2::from_shape_fn((b, h), |(bi, j)| last[[bi * t, j]]);

@@ -57,7 +57,8 @@ impl std::fmt::Debug for PickedFile {
 }
 
 /// The names the loader reads; any other picked file is ignored.
-pub const WANTED: [&str; 5] = ["config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "tokenizer_config.json"];
+pub const WANTED: [&str; 7] =
+    ["config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "tokenizer_config.json"];
 
 /// Whether the page should read this picked file at all (so a folder with a 400 MB
 /// `pytorch_model.bin` beside the safetensors is not read into memory for nothing).
@@ -84,6 +85,8 @@ pub fn model_files(picked: Vec<PickedFile>) -> Result<(ModelFiles, u64), String>
             "model.safetensors" => weights = Some(f.bytes),
             "tokenizer.json" => files.tokenizer_json = Some(f.bytes),
             "vocab.txt" => files.vocab_txt = Some(text(f.bytes, "vocab.txt")?),
+            "vocab.json" => files.vocab_json = Some(text(f.bytes, "vocab.json")?),
+            "merges.txt" => files.merges_txt = Some(text(f.bytes, "merges.txt")?),
             "tokenizer_config.json" => files.tokenizer_config_json = Some(text(f.bytes, "tokenizer_config.json")?),
             _ => {}
         }
@@ -95,8 +98,8 @@ pub fn model_files(picked: Vec<PickedFile>) -> Result<(ModelFiles, u64), String>
     if weights.is_none() {
         missing.push("model.safetensors");
     }
-    if files.tokenizer_json.is_none() && files.vocab_txt.is_none() {
-        missing.push("tokenizer.json or vocab.txt");
+    if files.tokenizer_json.is_none() && files.vocab_txt.is_none() && (files.vocab_json.is_none() || files.merges_txt.is_none()) {
+        missing.push("tokenizer.json (or vocab.txt, or vocab.json + merges.txt)");
     }
     if !missing.is_empty() {
         let bin = if has_bin && weights.is_none() {
@@ -105,7 +108,7 @@ pub fn model_files(picked: Vec<PickedFile>) -> Result<(ModelFiles, u64), String>
             ""
         };
         return Err(format!(
-            "The chosen files are not a BERT model folder: {} missing{bin}. A model is config.json + model.safetensors + tokenizer.json or vocab.txt (+ tokenizer_config.json).",
+            "The chosen files are not a model folder: {} missing{bin}. A BERT, DistilBERT or RoBERTa folder is config.json + model.safetensors + tokenizer.json (or vocab.txt, or vocab.json + merges.txt) (+ tokenizer_config.json).",
             missing.join(", ")
         ));
     }
@@ -168,7 +171,7 @@ mod tests {
     #[test]
     fn missing_files_are_named() {
         let e = model_files(vec![f("config.json", b"{}")]).unwrap_err();
-        assert!(e.contains("model.safetensors") && e.contains("tokenizer.json or vocab.txt"), "{e}");
+        assert!(e.contains("model.safetensors") && e.contains("tokenizer.json (or vocab.txt"), "{e}");
         let e = model_files(vec![f("config.json", b"{}"), f("pytorch_model.bin", b"x"), f("vocab.txt", b"a")]).unwrap_err();
         assert!(e.contains("pytorch_model.bin is not read"), "{e}");
         assert!(e.contains(": model.safetensors missing ("), "only what is missing is listed: {e}");

@@ -66,8 +66,24 @@ pub fn gather(rec: &mut Recorder<'_>, table: View<'_>, rows: &[usize], h: usize,
 
 /// out[ids[r]] += src[r] for every row r of src (R, H): the backward of a gather.
 pub fn scatter_add(rec: &mut Recorder<'_>, src: View<'_>, ids: &[usize], h: usize, out: View<'_>) -> Result<()> {
+    scatter_add_except(rec, src, ids, None, h, out)
+}
+
+/// As `scatter_add`, leaving out the rows whose id is `skip` (nn.Embedding's `padding_idx`: the
+/// lookup of the pad row sends it no gradient).
+pub fn scatter_add_except(
+    rec: &mut Recorder<'_>,
+    src: View<'_>,
+    ids: &[usize],
+    skip: Option<usize>,
+    h: usize,
+    out: View<'_>,
+) -> Result<()> {
     // CSR: unique ids, offsets into the row list, rows grouped by id
-    let mut order: Vec<usize> = (0..ids.len()).collect();
+    let mut order: Vec<usize> = (0..ids.len()).filter(|&r| Some(ids[r]) != skip).collect();
+    if order.is_empty() {
+        return Ok(());
+    }
     order.sort_by_key(|&r| (ids[r], r));
     let mut uniq: Vec<u32> = Vec::new();
     let mut offs: Vec<u32> = Vec::new();

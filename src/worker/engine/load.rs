@@ -64,7 +64,7 @@ pub(super) async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f6
     let tokenizer_config_json = if tok_config.ok() { Some(text(next(), "tokenizer_config.json")?) } else { None };
     let tokenizer_json = if tokenizer.ok() { Some(next()) } else { None };
     let vocab_txt = if vocab.is_some() { Some(text(next(), "vocab.txt")?) } else { None };
-    let files = ModelFiles { config_json, weights: next(), tokenizer_json, vocab_txt, tokenizer_config_json };
+    let files = ModelFiles { config_json, weights: next(), tokenizer_json, vocab_txt, tokenizer_config_json, ..Default::default() };
     span_start("load-parse");
     let bert = Bert::from_files(&files).map_err(|e| e.to_string())?;
     span_end("load-parse");

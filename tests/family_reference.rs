@@ -1,0 +1,142 @@
+//! DistilBERT and RoBERTa against HF transformers (PyTorch): random models in hub layout and their
+//! references made by `scripts/make_family_fixtures.py` (DistilBertForMaskedLM with learned
+//! positions; DistilBertForSequenceClassification with sinusoidal positions and ReLU;
+//! RobertaForMaskedLM, ...SequenceClassification on pairs, ...TokenClassification, all with the
+//! script's own byte-level BPE; a right-padded batch of two each). Tolerances as tests/reference.rs:
+//! hidden states and logits 1e-4 absolute, attention 1e-5, loss 1e-5 relative, gradients
+//! max|ours - ref| <= 1e-3 * max|ref| + 1e-6 per tensor, every parameter compared.
+
+use bertscope::bundle::{Bert, ModelFiles};
+use bertscope::config::{Family, TaskKind};
+use bertscope::model::backward::{loss_and_grads, Targets};
+use bertscope::model::forward::{forward, Batch, ForwardOptions, MlmRows};
+use bertscope::model::task::TaskLabels;
+use ndarray::ArrayViewD;
+use std::collections::HashMap;
+
+mod common;
+use common::{load_fixture, root};
+
+fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
+    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
+    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
+}
+
+/// Forward (every hidden state, attention and the logits), loss and every gradient of one case.
+fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
+    let c = load_fixture(name);
+    let bert = Bert::from_dir(&root().join(&c.meta["model"])).unwrap();
+    assert_eq!(bert.cfg.family, family, "{name}: the family from config.json");
+    assert_eq!(bert.params.heads().task.map(|t| t.kind), task, "{name}: the head from the file");
+    let ids = &c.i64s["input_ids"];
+    let (b, t) = (ids.shape()[0], ids.shape()[1]);
+    let flat = |k: &str| c.i64s[k].iter().map(|&v| v as usize).collect::<Vec<_>>();
+    let batch = Batch {
+        b,
+        t,
+        input_ids: flat("input_ids"),
+        token_type_ids: flat("token_type_ids"),
+        attention_mask: c.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
+    };
+    assert_eq!(batch.position_ids(&bert.cfg), flat("position_ids"), "{name}: position ids as HF computes them");
+    let tr = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() }).unwrap();
+    let h = bert.cfg.hidden_size;
+    let mut checks = 0;
+    for (i, hs) in tr.hidden.iter().enumerate() {
+        let ours = hs.view().into_shape_with_order((b, t, h)).unwrap().into_dyn();
+        close(&format!("{name} hidden_states.{i}"), ours, c.f32s[&format!("hidden_states.{i}")].view(), 1e-4);
+        checks += 1;
+    }
+    for (i, l) in tr.layers.iter().enumerate() {
+        close(&format!("{name} attentions.{i}"), l.attn.probs.view().into_dyn(), c.f32s[&format!("attentions.{i}")].view(), 1e-5);
+        checks += 1;
+    }
+    let labels = &c.i64s["labels"];
+    let targets = match task {
+        None => {
+            let v = bert.cfg.vocab_size;
+            let ours = tr.mlm.as_ref().unwrap().logits.view().into_shape_with_order((b, t, v)).unwrap().into_dyn();
+            close(&format!("{name} logits"), ours, c.f32s["logits"].view(), 1e-4);
+            Targets { mlm_labels: Some(labels.iter().copied().collect()), nsp_labels: None, task: None }
+        }
+        Some(kind) => {
+            let logits = &tr.task.as_ref().expect("the head ran").logits;
+            let want = &c.f32s["logits"];
+            close(&format!("{name} logits"), logits.view().into_shape_with_order(want.shape()).unwrap(), want.view(), 1e-4);
+            let l: Vec<i64> = labels.iter().copied().collect();
+            let labels = match kind {
+                TaskKind::SequenceClassification => TaskLabels::Classes(l),
+                _ => TaskLabels::Tags(l),
+            };
+            Targets { mlm_labels: None, nsp_labels: None, task: Some(labels) }
+        }
+    };
+    checks += 1;
+    let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap();
+    let want = c.f32s["loss"][[0]];
+    assert!((loss.loss - want).abs() <= 1e-5 * want.abs().max(1.0), "{name} loss {} vs {want}", loss.loss);
+    let ours: HashMap<String, ArrayViewD<f32>> = grads.tensors().into_iter().collect();
+    let mut graded = 0;
+    for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
+        let hf = &key["grad.".len()..];
+        let canon = family.canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
+        let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon} ({hf})"));
+        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
+        close(&format!("{name} grad {hf}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        graded += 1;
+    }
+    assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");
+    checks + graded + 1
+}
+
+#[test]
+fn distilbert_mlm_matches_hf() {
+    assert!(run("fam_distil_mlm", Family::DistilBert, None) > 40);
+}
+
+#[test]
+fn distilbert_classifier_with_sinusoidal_positions_matches_hf() {
+    run("fam_distil_seqcls", Family::DistilBert, Some(TaskKind::SequenceClassification));
+}
+
+#[test]
+fn roberta_mlm_matches_hf() {
+    assert!(run("fam_roberta_mlm", Family::Roberta, None) > 40);
+}
+
+#[test]
+fn roberta_pair_classifier_matches_hf() {
+    run("fam_roberta_seqcls", Family::Roberta, Some(TaskKind::SequenceClassification));
+}
+
+#[test]
+fn roberta_token_tagger_matches_hf() {
+    run("fam_roberta_tokcls", Family::Roberta, Some(TaskKind::TokenClassification));
+}
+
+/// What we save loads back with every tensor and the config in the family's own names.
+#[test]
+fn saved_folders_keep_the_family_layout() {
+    for dir in ["distil_mlm", "distil_seqcls", "roberta_mlm", "roberta_seqcls", "roberta_tokcls"] {
+        let src = root().join("tests/fixtures/models").join(dir);
+        let bert = Bert::from_dir(&src).unwrap();
+        let files = bert.to_files().unwrap();
+        let cfg: serde_json::Value = serde_json::from_str(&files.config_json).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src.join("config.json")).unwrap()).unwrap();
+        for key in theirs.as_object().unwrap().keys() {
+            assert_eq!(cfg.get(key), theirs.get(key), "{dir}: config.json key {key}");
+        }
+        let names = |bytes: &[u8]| {
+            let mut n: Vec<String> = bertscope::tensorfile::parse(bytes).unwrap().names().into_iter().map(str::to_string).collect();
+            n.sort();
+            n
+        };
+        let original = std::fs::read(src.join("model.safetensors")).unwrap();
+        assert_eq!(names(&files.weights), names(&original), "{dir}: tensor names");
+        let back = Bert::from_files(&ModelFiles { weights: files.weights.clone(), ..files.clone() }).unwrap();
+        for ((n, a), (_, b)) in bert.params.tensors().into_iter().zip(back.params.tensors()) {
+            assert_eq!(a, b, "{dir}: {n}");
+        }
+    }
+}
