@@ -20,6 +20,8 @@ use bertscope::rng::Rng;
 use ndarray::{Array2, ArrayViewD};
 use std::path::Path;
 
+mod common;
+
 thread_local! {
     static CTX: &'static GpuContext = Box::leak(Box::new(
         GpuContext::new_blocking().expect("a GPU adapter is required (CI: apt-get install mesa-vulkan-drivers for lavapipe)"),
@@ -458,5 +460,47 @@ fn attributions_on_the_gpu_follow_the_cpu() {
                 assert!((a - b).abs() <= 1e-3 * a.abs().max(1.0), "{dir} gap {a} vs {b}");
             }
         }
+    }
+}
+
+/// DistilBERT (no segments; sinusoidal table; ReLU pre_classifier) and RoBERTa (positions from
+/// pad_token_id + 1, pads skipped) on the GPU against the CPU path: the HF fixtures' padded batches,
+/// forward intermediates, loss and every gradient.
+#[test]
+fn distilbert_and_roberta_run_on_the_gpu_as_on_the_cpu() {
+    use bertscope::backend::{block_on, Backend};
+    use bertscope::model::task::TaskLabels;
+    let mut gpu = block_on(Backend::open_gpu()).expect("a GPU adapter is required");
+    for (i, name) in ["distil_mlm", "distil_seqcls", "roberta_mlm", "roberta_seqcls", "roberta_tokcls"].into_iter().enumerate() {
+        let f = common::load_fixture(&format!("fam_{name}"));
+        let bert = Bert::from_dir(&Path::new("tests/fixtures/models").join(name)).unwrap();
+        let ids = &f.i64s["input_ids"];
+        let (b, t) = (ids.shape()[0], ids.shape()[1]);
+        let flat = |k: &str| f.i64s[k].iter().map(|&v| v as usize).collect::<Vec<_>>();
+        let batch = Batch {
+            b,
+            t,
+            input_ids: flat("input_ids"),
+            token_type_ids: flat("token_type_ids"),
+            attention_mask: f.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
+        };
+        let opts = ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() };
+        let c = block_on(Backend::cpu().forward(&bert, (0, 0), &batch, &opts)).unwrap();
+        let g = block_on(gpu.forward(&bert, (5, i), &batch, &opts)).unwrap();
+        compare_traces(name, &g, &c);
+        let d = max_abs(g.emb.position.view().into_dyn(), c.emb.position.view().into_dyn());
+        assert!(d == 0.0, "{name}: position rows differ by {d}");
+        let labels: Vec<i64> = f.i64s["labels"].iter().copied().collect();
+        let targets = match bert.params.heads().task.map(|t| t.kind) {
+            None => Targets { mlm_labels: Some(labels), nsp_labels: None, task: None },
+            Some(bertscope::config::TaskKind::SequenceClassification) => {
+                Targets { mlm_labels: None, nsp_labels: None, task: Some(TaskLabels::Classes(labels)) }
+            }
+            Some(_) => Targets { mlm_labels: None, nsp_labels: None, task: Some(TaskLabels::Tags(labels)) },
+        };
+        let (cl, cg) = block_on(Backend::cpu().loss_and_grads(&bert, (0, 0), &batch, &targets)).unwrap();
+        let (gl, gg) = block_on(gpu.loss_and_grads(&bert, (6, i), &batch, &targets)).unwrap();
+        assert!((cl.loss - gl.loss).abs() < 1e-4 * cl.loss.abs().max(1.0), "{name}: loss {} (cpu) vs {} (gpu)", cl.loss, gl.loss);
+        compare_grads(name, &gg, &cg);
     }
 }
