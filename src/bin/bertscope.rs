@@ -50,7 +50,7 @@ struct Input {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// WordPiece tokens and ids as JSON
+    /// Tokens (WordPiece, or byte-level BPE for RoBERTa) and ids as JSON
     Tokenize {
         #[command(flatten)]
         input: Input,
@@ -279,7 +279,7 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
             a.model.display()
         );
     }
-    let seq = a.seq.min(bert.cfg.max_position_embeddings);
+    let seq = a.seq.min(bert.cfg.max_tokens());
     let train_set = features(&bert, kind, &name(&a.data), &train_text, seq)?;
     let eval_set = match &a.eval {
         Some(p) => Some(features(&bert, kind, &name(p), &read(p)?, seq)?),

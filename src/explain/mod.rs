@@ -1,6 +1,8 @@
 //! What the explainer shows, as pure functions of a loaded model and an input: the snapshot of one
 //! forward pass, and the colour scale its heatmaps use. No browser code here (tested natively).
 
+pub mod anatomy;
+pub mod anatomy_tables;
 pub mod attention_views;
 pub mod chart;
 pub mod colormap;

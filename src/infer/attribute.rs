@@ -108,7 +108,7 @@ impl Target {
         };
         let kind = bert.params.heads().task.map(|h| h.kind);
         let need = |k: TaskKind| -> Result<()> {
-            (kind == Some(k)).then_some(()).ok_or_else(|| bad(format!("the model is not a {}", k.architecture())))
+            (kind == Some(k)).then_some(()).ok_or_else(|| bad(format!("the model is not a {}", bert.cfg.family.architecture(k))))
         };
         // the last field may hold ':' itself (a token or label name)
         let (kind_s, rest) = spec.split_once(':').unwrap_or((spec, ""));

@@ -59,10 +59,13 @@ pub const MAX_ANSWER_TOKENS: usize = 30;
 fn head_of(bert: &Bert, want: TaskKind) -> Result<TaskHead> {
     match bert.params.heads().task {
         Some(h) if h.kind == want => Ok(h),
-        Some(h) => Err(BertError::Input(format!("this model is a {}, not a {}", h.kind.architecture(), want.architecture()))),
+        Some(h) => {
+            let f = bert.cfg.family;
+            Err(BertError::Input(format!("this model is a {}, not a {}", f.architecture(h.kind), f.architecture(want))))
+        }
         None => Err(BertError::Input(format!(
             "this model has no task head (config.json's architectures should name {} and the weights hold its head)",
-            want.architecture()
+            bert.cfg.family.architecture(want)
         ))),
     }
 }

@@ -132,11 +132,8 @@ impl Trainer {
         if bert.params.mlm.is_none() {
             return Err(BertError::Input("the model has no MLM head to train".into()));
         }
-        if opts.seq > bert.cfg.max_position_embeddings {
-            return Err(BertError::Input(format!(
-                "seq {} exceeds the model's max_position_embeddings {}",
-                opts.seq, bert.cfg.max_position_embeddings
-            )));
+        if opts.seq > bert.cfg.max_tokens() {
+            return Err(BertError::Input(format!("seq {} exceeds the model's {} positions", opts.seq, bert.cfg.max_tokens())));
         }
         let tok = &bert.tokenizer;
         let ex_cfg =
