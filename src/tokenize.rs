@@ -218,6 +218,15 @@ impl BertTokenizer {
         self.inner.token_to_id(token)
     }
 
+    /// The id of a piece written as the vocabulary holds it or as `readable` shows it.
+    pub fn piece_id(&self, text: &str) -> Option<u32> {
+        self.inner.token_to_id(text).or_else(|| {
+            let raw = text.replace('␣', " ").replace('↵', "\n");
+            let piece: String = raw.bytes().map(char_of_byte).collect();
+            (self.scheme == Scheme::ByteLevelBpe).then(|| self.inner.token_to_id(&piece)).flatten()
+        })
+    }
+
     /// WordPiece ids of `text` without special tokens and without truncation (training data).
     pub fn ids(&self, text: &str) -> Result<Vec<u32>> {
         let enc = self.inner.encode_fast(text, false).map_err(|e| BertError::Tokenizer(format!("cannot encode: {e}")))?;
@@ -316,6 +325,15 @@ fn byte_of_char(c: char) -> Option<u8> {
     }
     let k = u.checked_sub(0x100)? as usize;
     (0u32..=255).filter(|&b| !printable(b)).nth(k).map(|b| b as u8)
+}
+
+/// The inverse of `byte_of_char`.
+fn char_of_byte(b: u8) -> char {
+    (0x100u32..0x200)
+        .map(|u| char::from_u32(u).expect("a char"))
+        .chain((0u8..=255).map(char::from))
+        .find(|&c| byte_of_char(c) == Some(b))
+        .expect("every byte has a char")
 }
 
 #[derive(Deserialize)]

@@ -75,7 +75,7 @@ pub struct FamilyTable {
 /// The rows: aspect and why, in the order `column` fills its cells.
 const ROWS: [(&str, &str); 9] = [
     ("embeddings", "The tables are V x H whatever the depth: DistilBERT keeps BERT's, and RoBERTa's 50K-token vocabulary adds about 15 million parameters."),
-    ("layers x hidden x heads", "DistilBERT halves the depth, not the width, because its authors found the number of layers matters far more for speed than the hidden size, and taking every other layer of BERT-base gives the student a ready initialisation."),
+    ("layers x hidden x heads", "DistilBERT halves the depth, not the width, because its authors found the number of layers matters more for speed than the hidden size, and taking every other layer of BERT-base gives the student a ready initialisation."),
     ("positions", "RoBERTa numbers positions from pad_token_id + 1 (pads keep pad_token_id), a fairseq convention, so its table needs two extra rows to hold 512 positions."),
     ("segment embeddings", "Segments told NSP's two sentences apart: DistilBERT drops the table, and RoBERTa, trained without NSP, keeps a single row every token shares."),
     ("tokenizer", "Byte-level BPE (from GPT-2) builds every string from 256 byte symbols, so no text is ever [UNK] and no language-specific pre-processing is needed."),
@@ -90,7 +90,7 @@ pub fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -144,7 +144,7 @@ fn column(cfg: &BertConfig, heads: Option<Heads>) -> Vec<String> {
             )
         }
         (None, Family::Bert) => (
-            "masked LM (15% of tokens, masks drawn once in preprocessing) + next sentence prediction".into(),
+            "masked LM (15% of tokens, masks fixed in preprocessing) + next sentence prediction".into(),
             "BooksCorpus + English Wikipedia (16 GB); 1M steps of 256 sequences".into(),
             "pooler (dense + tanh on [CLS]), trained by the NSP head".into(),
         ),
@@ -194,7 +194,7 @@ pub fn family_table(loaded: &BertConfig, heads: Heads) -> FamilyTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Heads, TaskKind};
+    use crate::config::TaskKind;
 
     #[test]
     fn complexity_numbers_for_a_known_sentence() {

@@ -57,6 +57,8 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
     let new_pos = |p: usize| keep.iter().position(|&i| i == p);
     Snapshot {
         tokens: keep.iter().map(|&i| s.tokens[i].clone()).collect(),
+        scheme: s.scheme.clone(),
+        mask_token: s.mask_token.clone(),
         attention: s.attention.iter().map(|a| restrict(a, n, &keep)).collect(),
         hidden: s
             .hidden
@@ -190,6 +192,8 @@ mod tests {
         Snapshot {
             seq: 1,
             tokens: vec![token("[CLS]", true), token("a", false), token("b", false), token("[SEP]", true)],
+            scheme: "WordPiece".into(),
+            mask_token: "[MASK]".into(),
             layers: 1,
             heads: 2,
             attention: vec![h0, h1],

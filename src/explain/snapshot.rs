@@ -15,7 +15,7 @@ use crate::explain::embeddings::{embedding_view, EmbeddingView};
 use crate::infer::task::{best_per_row, best_spans, ranked, LabelProb, Span};
 use crate::infer::{batch_of, top_k};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
-use crate::tokenize::Encoded;
+use crate::tokenize::{Encoded, Scheme};
 use ndarray::{Array2, Axis};
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +60,16 @@ pub struct ModelInfo {
     pub params: usize,
     pub has_mlm: bool,
     pub has_nsp: bool,
+    /// "BERT", "DistilBERT", "RoBERTa".
+    pub family: String,
+    /// How the tokenizer splits words: "WordPiece", "byte-level BPE".
+    pub scheme: String,
+    /// The mask token as the tokenizer writes it (`[MASK]`, `<mask>`).
+    pub mask_token: String,
+    /// The model adds segment embeddings (DistilBERT does not).
+    pub has_segments: bool,
+    /// The first position id (RoBERTa: pad_token_id + 1; else 0).
+    pub first_position: usize,
 }
 
 impl ModelInfo {
@@ -75,6 +85,11 @@ impl ModelInfo {
             params: count_params(cfg, bert.params.heads()).total,
             has_mlm: bert.params.mlm.is_some(),
             has_nsp: bert.params.nsp.is_some(),
+            family: cfg.family.display().into(),
+            scheme: bert.tokenizer.scheme.display().into(),
+            mask_token: bert.tokenizer.mask_token.clone(),
+            has_segments: bert.params.emb.token_type.is_some(),
+            first_position: cfg.family.positions_start(cfg.pad_token_id()),
         }
     }
 }
@@ -117,6 +132,12 @@ pub struct Prediction {
 pub struct Snapshot {
     pub seq: u64,
     pub tokens: Vec<Token>,
+    /// How the tokenizer split the text ("WordPiece", "byte-level BPE").
+    #[serde(default)]
+    pub scheme: String,
+    /// The mask token as the tokenizer writes it (`[MASK]`, RoBERTa's `<mask>`).
+    #[serde(default)]
+    pub mask_token: String,
     pub layers: usize,
     pub heads: usize,
     /// [layer * heads + head] -> (T*T) row-major softmax probabilities, query row, key column
@@ -227,7 +248,7 @@ pub fn prepare(bert: &Bert, req: &Request) -> Result<Prepared> {
     let mut masked_from = vec![None; t];
     for &p in &req.masked {
         if p < t && enc.special[p] == 0 && enc.input_ids[p] != mask_id {
-            masked_from[p] = Some(std::mem::replace(&mut enc.tokens[p], "[MASK]".into()));
+            masked_from[p] = Some(std::mem::replace(&mut enc.tokens[p], bert.tokenizer.mask_token.clone()));
             enc.input_ids[p] = mask_id;
         }
     }
@@ -255,15 +276,23 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
     let Prepared { enc, mut masked_from, heads_off, mask_positions, pair, .. } = prep;
     let t = enc.input_ids.len();
     let (l, nh) = (bert.cfg.num_hidden_layers, bert.cfg.num_attention_heads);
+    let tok = &bert.tokenizer;
+    let bpe = tok.scheme == Scheme::ByteLevelBpe;
+    let specials = tok.special_ids();
+    let special = |i: usize| enc.special[i] == 1 || specials.contains(&enc.input_ids[i]);
     let tokens = (0..t)
         .map(|i| Token {
-            text: enc.tokens[i].clone(),
+            text: tok.readable(&enc.tokens[i]),
             id: enc.input_ids[i],
             segment: enc.token_type_ids[i],
             attention: enc.attention_mask[i],
             special: enc.special[i] == 1,
-            continuation: enc.tokens[i].starts_with("##"),
-            masked_from: masked_from[i].take(),
+            // WordPiece marks a continuation with ##; byte-level BPE marks a word's start with Ġ
+            continuation: match bpe {
+                true => i > 0 && !special(i) && !special(i - 1) && !enc.tokens[i].starts_with('\u{120}'),
+                false => enc.tokens[i].starts_with("##"),
+            },
+            masked_from: masked_from[i].take().map(|p| tok.readable(&p)),
         })
         .collect();
 
@@ -301,7 +330,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
                 position,
                 top: top_k(m.logits.row(row).as_slice().expect("contiguous logits"), k)
                     .into_iter()
-                    .map(|(id, prob)| Prediction { token: bert.tokenizer.id_to_token(id), id, prob })
+                    .map(|(id, prob)| Prediction { token: tok.readable(&tok.id_to_token(id)), id, prob })
                     .collect(),
             })
             .collect(),
@@ -318,6 +347,8 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
     Snapshot {
         seq: req.seq,
         tokens,
+        scheme: tok.scheme.display().into(),
+        mask_token: tok.mask_token.clone(),
         layers: l,
         heads: nh,
         attention,

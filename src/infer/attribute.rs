@@ -124,7 +124,7 @@ impl Target {
                 if bert.params.mlm.is_none() {
                     return Err(bad("the model has no masked-LM head".into()));
                 }
-                let token = match bert.tokenizer.token_to_id(tok) {
+                let token = match bert.tokenizer.piece_id(tok) {
                     Some(id) => id,
                     None => tok
                         .parse::<u32>()

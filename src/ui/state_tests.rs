@@ -49,6 +49,8 @@ fn snap(seq: u64) -> Box<Snapshot> {
     Box::new(Snapshot {
         seq,
         tokens: vec![],
+        scheme: String::new(),
+        mask_token: String::new(),
         layers: 0,
         heads: 0,
         attention: vec![],

@@ -91,8 +91,15 @@ pub fn Embeddings(p: &Props) -> Html {
     html! {
         <div class="embeddings" data-testid="embeddings" data-rows={t.to_string()} data-dims={d.to_string()} data-hidden={e.hidden.to_string()}>
             <p class="hint">
-                { format!("One row per token, one column per hidden dimension ({} of {}). Each token's vector is the sum of three rows looked up in tables the model learned: its token (by id), its segment (sentence A or B) and its position{}. LayerNorm then rescales each row to mean 0, variance 1 (times γ, plus β): that is what layer 0 reads. ",
-                    d, e.hidden, if e.sinusoidal { " (here the fixed sinusoidal encoding, not learned)" } else { "" }) }
+                if e.has_segments {
+                    { format!("One row per token, one column per hidden dimension ({} of {}). Each token's vector is the sum of three rows looked up in tables the model learned: its token (by id), its segment (sentence A or B) and its position{}. LayerNorm then rescales each row to mean 0, variance 1 (times γ, plus β): that is what layer 0 reads. ",
+                        d, e.hidden, if e.sinusoidal { " (here the fixed sinusoidal encoding, not learned)" } else { "" }) }
+                } else {
+                    { format!("One row per token, one column per hidden dimension ({} of {}). Each token's vector is the sum of two rows looked up in tables the model learned: its token (by id) and its position. This model (DistilBERT) has no segment embeddings: it was trained without BERT's next-sentence task, so nothing tells sentence A from sentence B except the separator token. LayerNorm then rescales each row to mean 0, variance 1 (times γ, plus β): that is what layer 0 reads. ", d, e.hidden) }
+                }
+                if e.first_position > 0 {
+                    { format!("Positions start at {} (RoBERTa reserves the rows up to its padding id, {}): token t reads row t + {}. ", e.first_position, e.first_position - 1, e.first_position) }
+                }
                 { capped.unwrap_or_default() }
                 { " Hover a cell, or focus a matrix and use the arrow keys." }
             </p>
@@ -101,8 +108,10 @@ pub fn Embeddings(p: &Props) -> Html {
                     { labels() }
                     { mat("E_tok[id] · token", parts[0].clone(), scale, "emb-word") }
                     <span class="op">{ "+" }</span>
-                    { mat("E_seg[s] · segment", parts[1].clone(), scale, "emb-segment") }
-                    <span class="op">{ "+" }</span>
+                    if e.has_segments {
+                        { mat("E_seg[s] · segment", parts[1].clone(), scale, "emb-segment") }
+                        <span class="op">{ "+" }</span>
+                    }
                     { mat(&format!("{pos_name}[t] · position"), parts[2].clone(), scale, "emb-position") }
                 </div>
                 <div class="emb-row">
@@ -119,9 +128,15 @@ pub fn Embeddings(p: &Props) -> Html {
                 <span class="legend-note">{ "colours end at the 99th percentile of |value|; the few larger values get the end colours" }</span>
             </div>
             <div class="readouts" data-testid="embedding-formula" data-row={row.to_string()} data-col={col.to_string()}>
-                <p class="readout">{ format!("token {row} \"{}\" (id {}, segment {}), dimension {col}", tok(row), k.id, k.segment) }</p>
+                <p class="readout">{ match e.has_segments {
+                    true => format!("token {row} \"{}\" (id {}, segment {}), dimension {col}", tok(row), k.id, k.segment),
+                    false => format!("token {row} \"{}\" (id {}), dimension {col}", tok(row), k.id),
+                } }</p>
                 <p class="formula" data-testid="embedding-sum">
-                    { format!("x[{row}, {col}] = E_tok[{}, {col}] + E_seg[{}, {col}] + {pos_name}[{row}, {col}] = {} + {} + {} = {}", k.id, k.segment, term(a), term(b), term(c), term(x)) }
+                    { match e.has_segments {
+                        true => format!("x[{row}, {col}] = E_tok[{}, {col}] + E_seg[{}, {col}] + {pos_name}[{}, {col}] = {} + {} + {} = {}", k.id, k.segment, row + e.first_position, term(a), term(b), term(c), term(x)),
+                        false => format!("x[{row}, {col}] = E_tok[{}, {col}] + {pos_name}[{}, {col}] = {} + {} = {}", k.id, row + e.first_position, term(a), term(c), term(x)),
+                    } }
                 </p>
                 <p class="formula" data-testid="embedding-ln">
                     { format!("y[{row}, {col}] = (x − μ) × rstd × γ[{col}] + β[{col}] = ({} − {}) × {} × {} + {} = {}", term(x), term(mu), term(rstd), term(g), term(beta), term(y)) }

@@ -31,7 +31,9 @@ pub fn LoadProgress(p: &Props) -> Html {
         Load::Ready { info, bytes, ms } => html! {
             <div class="load done" data-testid="load-progress" data-state="done" data-loaded={bytes.to_string()} data-total={bytes.to_string()}>
                 { format!(
-                    "Model \"{name}\": {} layers × {} heads, hidden {}, FFN {}, vocabulary {}, {:.2} M parameters ({} loaded in {:.0} ms){}{}",
+                    "Model \"{name}\": a {} ({} tokens), {} layers × {} heads, hidden {}, FFN {}, vocabulary {}, {:.2} M parameters ({} loaded in {:.0} ms){}{}",
+                    if info.family.is_empty() { "BERT" } else { &info.family },
+                    if info.scheme.is_empty() { "WordPiece" } else { &info.scheme },
                     info.layers, info.heads, info.hidden, info.intermediate, info.vocab,
                     info.params as f64 / 1e6, mb(*bytes), ms,
                     if info.has_mlm { "" } else { "; no MLM head, so no predictions" },

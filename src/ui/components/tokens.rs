@@ -1,5 +1,6 @@
-//! Tokenization: the WordPiece pieces with ids, segment ids and attention mask; `##` continuations
-//! and special tokens marked; click a piece to replace it by [MASK] (click again to restore).
+//! Tokenization: the pieces (WordPiece, or RoBERTa's byte-level BPE) with ids, segment ids and
+//! attention mask; continuations and special tokens marked; click a piece to replace it by the mask
+//! token (click again to restore).
 
 use super::{show_token, SnapRef};
 use yew::prelude::*;
@@ -20,7 +21,7 @@ pub fn Tokens(p: &Props) -> Html {
             t.special.then_some("special"),
             t.continuation.then_some("cont"),
             t.masked_from.is_some().then_some("masked"),
-            (t.text == "[MASK]").then_some("mask"),
+            (t.text == "[MASK]" || t.text == s.mask_token).then_some("mask"),
             format!("seg{}", t.segment.min(1)),
         );
         let title = match (&t.masked_from, t.special) {
@@ -44,8 +45,14 @@ pub fn Tokens(p: &Props) -> Html {
             </button>
         }
     });
+    let scheme = if s.scheme.is_empty() { "WordPiece" } else { s.scheme.as_str() };
+    let how = match scheme {
+        "byte-level BPE" => "byte-level BPE (RoBERTa): the text's bytes merged into frequent pieces; ␣ marks a piece that starts after a space (the tokenizer writes it Ġ), so a piece without ␣ continues the word before it",
+        _ => "WordPiece (BERT): whole words where the vocabulary has them, else pieces; ## marks a piece that continues the word before it",
+    };
     html! {
         <div class="tokens-view">
+            <p class="hint" data-testid="token-scheme" data-scheme={scheme.to_string()}>{ format!("Split by {how}.") }</p>
             <div class="token-legend" aria-hidden="true">
                 <span class="piece">{ "piece" }</span>
                 <span class="num">{ "id" }</span>
