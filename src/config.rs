@@ -451,7 +451,9 @@ pub fn count_params(cfg: &BertConfig, heads: Heads) -> ParamCount {
         PositionEncoding::Learned => cfg.max_position_embeddings * h,
         PositionEncoding::Sinusoidal => 0,
     };
-    let embeddings = v * h + pos + cfg.type_vocab_size * h + ln;
+    // one rule with BertParams::build: no segment table without segments (DistilBERT)
+    let segments = if cfg.family.has_segments() { cfg.type_vocab_size * h } else { 0 };
+    let embeddings = v * h + pos + segments + ln;
     let per_layer = 4 * linear(h, h) + ln + linear(h, i) + linear(i, h) + ln;
     let encoder = per_layer * cfg.num_hidden_layers;
     let pooler = if heads.pooler { linear(h, h) } else { 0 };

@@ -200,8 +200,18 @@ impl BertTokenizer {
             return piece.to_string();
         }
         let bytes: Option<Vec<u8>> = piece.chars().map(byte_of_char).collect();
-        match bytes {
-            Some(b) => String::from_utf8_lossy(&b).replace(' ', "␣").replace('\n', "↵"),
+        match bytes.map(String::from_utf8) {
+            Some(Ok(s)) => s.replace(' ', "␣").replace('\n', "↵"),
+            // part of a character (a multi-byte letter split across pieces): its bytes in hex
+            Some(Err(e)) => e
+                .into_bytes()
+                .iter()
+                .map(|&b| match b {
+                    b' ' => "␣".to_string(),
+                    b if b.is_ascii_graphic() => (b as char).to_string(),
+                    b => format!("<{b:02X}>"),
+                })
+                .collect(),
             None => piece.to_string(),
         }
     }

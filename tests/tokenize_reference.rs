@@ -115,6 +115,7 @@ fn family_tokenizers_match_hf_from_tokenizer_json_and_from_vocabulary_files() {
                 assert_eq!(tok.readable("\u{120}world"), "␣world");
                 assert_eq!(tok.readable("caf\u{c3}\u{a9}"), "café");
                 assert_eq!(tok.readable("<mask>"), "<mask>");
+                assert_eq!(tok.readable("\u{120}caf\u{c3}"), "␣caf<C3>", "half a character: its bytes");
                 for piece in ["\u{120}world", "caf\u{c3}\u{a9}", "Hello"] {
                     if let Some(id) = tok.token_to_id(piece) {
                         assert_eq!(tok.piece_id(&tok.readable(piece)), Some(id), "{piece}");

@@ -9,7 +9,7 @@ use crate::config::{BertConfig, Family, Heads, PositionEncoding};
 use serde::Serialize;
 
 /// Which part of the model a parameter group belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Part {
     Embeddings,
@@ -18,7 +18,7 @@ pub enum Part {
 }
 
 /// One group of parameters, e.g. every layer's query projection.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ParamGroup {
     pub name: String,
     pub part: Part,
@@ -33,7 +33,7 @@ pub struct ParamGroup {
 }
 
 /// The parameters of a model by group, with the totals the page shows beside them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Anatomy {
     pub family: Family,
     pub groups: Vec<ParamGroup>,
@@ -134,7 +134,7 @@ pub fn anatomy(cfg: &BertConfig, heads: Heads) -> Anatomy {
 }
 
 /// The published base models, to compare the loaded one with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Preset {
     BertBase,
     BertLarge,
@@ -194,7 +194,7 @@ pub const SOFTMAX_FLOPS_PER_SCORE: u64 = 5;
 
 /// What one encoder layer costs on a sentence of n tokens (batch of one, f32).
 /// Biases, LayerNorms, GELU and the residual adds are left out: O(n d + n I), small beside the rest.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct LayerCost {
     pub n: usize,
     /// d = hidden_size, h = attention heads, I = intermediate_size.

@@ -12,7 +12,7 @@ pub const DEFAULT_KERNEL: usize = 3;
 
 /// One row of Table 1: per-layer cost, how many steps must run one after another, and the longest
 /// path a signal takes between two positions.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ComplexityRow {
     /// "self-attention", "recurrent", "convolutional (k = 3)".
     pub layer: String,
@@ -56,7 +56,7 @@ pub fn complexity_table(n: usize, d: usize, k: usize) -> Vec<ComplexityRow> {
 }
 
 /// One aspect of the models, a cell per column, and why the families differ there.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FamilyRow {
     pub aspect: String,
     /// One per `FamilyTable::columns`.
@@ -65,7 +65,7 @@ pub struct FamilyRow {
     pub why: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FamilyTable {
     /// BERT-base, DistilBERT-base, RoBERTa-base, then the loaded model ("loaded (RoBERTa)").
     pub columns: Vec<String>,
@@ -156,7 +156,7 @@ fn column(cfg: &BertConfig, heads: Option<Heads>) -> Vec<String> {
         (None, Family::Roberta) => (
             "masked LM with dynamic masking (a new mask each time a sequence is seen); no NSP".into(),
             "160 GB (BooksCorpus, Wikipedia, CC-News, OpenWebText, Stories); 500K steps of 8K sequences".into(),
-            "no NSP head; the checkpoint has no pooler (HF's RobertaModel initialises one)".into(),
+            "no NSP head; its MLM and classifier classes build no pooler (the classifier brings its own dense + tanh)".into(),
         ),
     };
     let mut params = format!("{} ({class})", thousands(base.total));

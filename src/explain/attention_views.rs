@@ -59,6 +59,7 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
         tokens: keep.iter().map(|&i| s.tokens[i].clone()).collect(),
         scheme: s.scheme.clone(),
         mask_token: s.mask_token.clone(),
+        anatomy: s.anatomy.clone(),
         attention: s.attention.iter().map(|a| restrict(a, n, &keep)).collect(),
         hidden: s
             .hidden
@@ -194,6 +195,7 @@ mod tests {
             tokens: vec![token("[CLS]", true), token("a", false), token("b", false), token("[SEP]", true)],
             scheme: "WordPiece".into(),
             mask_token: "[MASK]".into(),
+            anatomy: None,
             layers: 1,
             heads: 2,
             attention: vec![h0, h1],

@@ -3,6 +3,7 @@
 
 pub mod anatomy;
 pub mod anatomy_tables;
+pub mod anatomy_view;
 pub mod attention_views;
 pub mod chart;
 pub mod colormap;

@@ -166,6 +166,9 @@ pub struct Snapshot {
     pub embeddings: EmbeddingView,
     /// A fine-tuned model's answer: its classes, its tags, or the answer span.
     pub task: Option<TaskOutput>,
+    /// The model's size and one layer's cost for this sentence (None only in hand-made snapshots).
+    #[serde(default)]
+    pub anatomy: Option<Box<crate::explain::anatomy_view::AnatomyView>>,
 }
 
 /// What a task head says about the input (`infer::task`'s formats).
@@ -363,6 +366,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         ffn_detail: req.ffn_steps.then(|| ffn_detail(bert, trace, req.ffn_focus.0, req.ffn_focus.1)),
         embeddings,
         task,
+        anatomy: Some(Box::new(crate::explain::anatomy_view::anatomy_view(bert, t))),
     }
 }
 

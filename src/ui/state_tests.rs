@@ -51,6 +51,7 @@ fn snap(seq: u64) -> Box<Snapshot> {
         tokens: vec![],
         scheme: String::new(),
         mask_token: String::new(),
+        anatomy: None,
         layers: 0,
         heads: 0,
         attention: vec![],

@@ -123,7 +123,7 @@ pub fn Embeddings(p: &Props) -> Html {
                 </div>
             </div>
             <div class="legends">
-                <ValueLegend scale={scale} title="E_tok, E_seg, E_pos, x" />
+                <ValueLegend scale={scale} title={if e.has_segments { "E_tok, E_seg, E_pos, x" } else { "E_tok, E_pos, x" }} />
                 <ValueLegend scale={ln_scale} title="LayerNorm(x)" />
                 <span class="legend-note">{ "colours end at the 99th percentile of |value|; the few larger values get the end colours" }</span>
             </div>

@@ -1,6 +1,7 @@
 //! The page's views: small components that take props (a snapshot, callbacks) and render them.
 
 mod ablation;
+mod anatomy;
 mod attention_grid;
 mod attention_lines;
 mod attention_panel;
@@ -49,6 +50,7 @@ mod value_legend;
 mod why;
 
 pub use ablation::Ablation;
+pub use anatomy::AnatomyPanel;
 pub use attention_grid::AttentionGrid;
 pub use attention_panel::AttentionPanel;
 pub use badge::Badge;

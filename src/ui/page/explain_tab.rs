@@ -4,8 +4,8 @@
 
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
-    Ablation, AttentionPanel, BeforePredictions, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory, Layers, Predictions, SnapRef,
-    TaskPanel, TextInput, Tokens, WhyPanel,
+    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory, Layers,
+    Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -71,7 +71,7 @@ pub fn ExplainTab(p: &Props) -> Html {
 
             <section class="card">
                 <h2>{ "1. Tokens" }</h2>
-                <p class="hint">{ "WordPiece splits the text into pieces from a fixed vocabulary; ## marks a piece that continues a word. [CLS] opens, [SEP] ends each sentence; the underline is the segment (blue: sentence A, orange: sentence B). Click a piece to mask it." }</p>
+                <p class="hint">{ "The tokenizer splits the text into pieces from a fixed vocabulary (how, below). A special token opens the input ([CLS]; RoBERTa's <s>) and one ends each sentence ([SEP]; </s>); the underline is the segment (blue: sentence A, orange: sentence B). Click a piece to mask it." }</p>
                 { match &snap { Some(s) => html! { <Tokens snapshot={s.clone()} on_toggle={on_mask} /> }, None => placeholder("Tokens") } }
             </section>
 
@@ -156,6 +156,14 @@ pub fn ExplainTab(p: &Props) -> Html {
             <section class="card">
                 <h2>{ "8. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
+            </section>
+
+            <section class="card">
+                <h2>{ "9. Anatomy: size and cost of this model" }</h2>
+                <p class="hint">{ "Where the loaded model's parameters are, what one layer costs on this sentence, and how BERT, DistilBERT and RoBERTa differ." }</p>
+                <Fold label="Show the parameters, the cost per layer and the model families" testid="fold-anatomy">
+                    { match &snap { Some(s) => html! { <AnatomyPanel snapshot={s.clone()} /> }, None => placeholder("Anatomy") } }
+                </Fold>
             </section>
         </div>
     }
