@@ -101,7 +101,7 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
             } else {
                 ""
             };
-            BertError::tensor(&canonical, format!("missing from the checkpoint{hint}"))
+            BertError::tensor(&family.file_name(&canonical, heads), format!("missing from the checkpoint{hint}"))
         })?;
         let view = st.tensor(file_name).map_err(|e| BertError::tensor(file_name, e.to_string()))?;
         if view.shape() != dest.shape() {

@@ -140,3 +140,38 @@ fn saved_folders_keep_the_family_layout() {
         }
     }
 }
+
+/// A truncated file, a family's config with another family's weights, and a config of an
+/// unknown family are errors that say what is wrong, not panics.
+#[test]
+fn truncated_and_mismatched_folders_are_clear_errors() {
+    let dir = |d: &str| root().join("tests/fixtures/models").join(d);
+    let roberta = ModelFiles::read_dir(&dir("roberta_mlm")).unwrap();
+    let distil = ModelFiles::read_dir(&dir("distil_mlm")).unwrap();
+    let cut = ModelFiles { weights: roberta.weights[..roberta.weights.len() / 2].to_vec(), ..roberta.clone() };
+    let e = Bert::from_files(&cut).err().expect("a truncated file fails").to_string();
+    assert!(e.contains("safetensors"), "{e}");
+    // RoBERTa's config with DistilBERT's weights: the first tensor it looks for is named
+    let mixed = ModelFiles { weights: distil.weights.clone(), ..roberta.clone() };
+    let e = Bert::from_files(&mixed).err().expect("the wrong family's weights fail").to_string();
+    assert!(e.contains("no RoBERTa tensors") && e.contains("roberta.embeddings.word_embeddings.weight"), "{e}");
+    // DistilBERT's config with RoBERTa's weights
+    let mixed = ModelFiles { weights: roberta.weights.clone(), ..distil.clone() };
+    let e = Bert::from_files(&mixed).err().expect("the wrong family's weights fail").to_string();
+    assert!(e.contains("DistilBERT") && e.contains("distilbert.embeddings.word_embeddings.weight"), "{e}");
+    // a family bertscope does not know
+    let mut cfg: serde_json::Value = serde_json::from_str(&roberta.config_json).unwrap();
+    cfg["model_type"] = "gpt2".into();
+    let e = Bert::from_files(&ModelFiles { config_json: cfg.to_string(), ..roberta.clone() }).err().unwrap().to_string();
+    assert!(e.contains("model_type `gpt2` is not supported"), "{e}");
+    // a DistilBERT config that claims segment embeddings
+    let mut cfg: serde_json::Value = serde_json::from_str(&distil.config_json).unwrap();
+    cfg["type_vocab_size"] = 2.into();
+    let e = Bert::from_files(&ModelFiles { config_json: cfg.to_string(), ..distil.clone() }).err();
+    assert!(e.is_none(), "DistilBERT's config keys are mapped: its type_vocab_size is not read ({e:?})");
+    // a RoBERTa whose weights hold one layer fewer than config.json says
+    let mut cfg: serde_json::Value = serde_json::from_str(&roberta.config_json).unwrap();
+    cfg["num_hidden_layers"] = 3.into();
+    let e = Bert::from_files(&ModelFiles { config_json: cfg.to_string(), ..roberta }).err().unwrap().to_string();
+    assert!(e.contains("roberta.encoder.layer.2."), "{e}");
+}

@@ -16,6 +16,8 @@ pub struct AnatomyView {
     pub anatomy: Anatomy,
     /// (hub name, parameters of the bare model) of BERT-base, BERT-large, DistilBERT-base, RoBERTa-base.
     pub presets: Vec<(String, usize)>,
+    /// The same presets by group (their bare models), in the order of `presets`.
+    pub preset_anatomies: Vec<Anatomy>,
     /// The sentence's tokens and what one layer costs on them.
     pub cost: LayerCost,
     /// The smallest n where attention's n^2 FLOPs pass the FFN's, and the projections' and FFN's together.
@@ -93,6 +95,7 @@ pub fn anatomy_view(bert: &Bert, n: usize) -> AnatomyView {
     AnatomyView {
         anatomy: anatomy(cfg, heads),
         presets: Preset::ALL.iter().map(|p| (p.name().to_string(), p.params())).collect(),
+        preset_anatomies: Preset::ALL.iter().map(|p| anatomy(&p.config(), p.heads())).collect(),
         cost: layer_cost(cfg, n),
         crossover: crossover(cfg),
         crossover_all: crossover_with_projections(cfg),
@@ -119,6 +122,9 @@ mod tests {
             assert!(v.families.columns.last().unwrap().contains(family), "{dir}: {:?}", v.families.columns);
             assert!(v.curve.iter().any(|&(n, ..)| n == v.crossover), "{dir}: the crossing is a point of the chart");
             assert_eq!(v.presets[0], ("bert-base-uncased".to_string(), 109_482_240));
+            for (a, (name, total)) in v.preset_anatomies.iter().zip(&v.presets) {
+                assert_eq!(a.total, *total, "{name}: by group as in total");
+            }
             let c = cost_chart(&v, 600.0, 240.0);
             assert!(c.plot.0 < c.now_x && c.now_x < c.crossover_x && c.crossover_x <= c.plot.2, "{dir}: {c:?}");
             // the curves cross at the crossing: attention below the FFN left of it, above right of it

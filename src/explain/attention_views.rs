@@ -58,6 +58,7 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
     Snapshot {
         tokens: keep.iter().map(|&i| s.tokens[i].clone()).collect(),
         scheme: s.scheme.clone(),
+        family: s.family.clone(),
         mask_token: s.mask_token.clone(),
         anatomy: s.anatomy.clone(),
         attention: s.attention.iter().map(|a| restrict(a, n, &keep)).collect(),
@@ -194,6 +195,7 @@ mod tests {
             seq: 1,
             tokens: vec![token("[CLS]", true), token("a", false), token("b", false), token("[SEP]", true)],
             scheme: "WordPiece".into(),
+            family: "BERT".into(),
             mask_token: "[MASK]".into(),
             anatomy: None,
             layers: 1,

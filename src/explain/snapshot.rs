@@ -135,6 +135,9 @@ pub struct Snapshot {
     /// How the tokenizer split the text ("WordPiece", "byte-level BPE").
     #[serde(default)]
     pub scheme: String,
+    /// "BERT", "DistilBERT", "RoBERTa".
+    #[serde(default)]
+    pub family: String,
     /// The mask token as the tokenizer writes it (`[MASK]`, RoBERTa's `<mask>`).
     #[serde(default)]
     pub mask_token: String,
@@ -351,6 +354,7 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         seq: req.seq,
         tokens,
         scheme: tok.scheme.display().into(),
+        family: bert.cfg.family.display().into(),
         mask_token: tok.mask_token.clone(),
         layers: l,
         heads: nh,

@@ -50,6 +50,7 @@ fn snap(seq: u64) -> Box<Snapshot> {
         seq,
         tokens: vec![],
         scheme: String::new(),
+        family: String::new(),
         mask_token: String::new(),
         anatomy: None,
         layers: 0,

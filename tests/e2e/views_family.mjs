@@ -70,7 +70,13 @@ export default async (h) => {
     const cols = await page.$$eval(`${sel("family-table")} thead th`, (els) => els.map((e) => e.textContent));
     assert(cols.some((c) => /BERT-base|bert-base/i.test(c)) && cols.some((c) => /RoBERTa/.test(c)), `family columns: ${cols.join(" | ")}`);
     assert((await page.$$(`${sel("complexity-table")} tbody tr`)).length === 3, "three rows in the complexity table");
+    // the published models by group: BERT-base is the seed's 109,482,240
+    await page.click(`${sel("anatomy")} .pick[data-model="bert-base-uncased"]`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="anatomy-params"]').dataset.model === "bert-base-uncased");
+    const base = Number(await page.getAttribute(sel("anatomy-params"), "data-total"));
+    assert(base === 109482240, `BERT-base by group: ${base}`);
     await shot(page, "family-03-anatomy", sel("anatomy"));
+    await page.click(`${sel("anatomy")} .pick[data-model="this model"]`);
     // the same model from its vocabulary files alone
     await pick(page, "roberta_mlm", ["config.json", "model.safetensors", "vocab.json", "merges.txt"]);
     await page.waitForFunction(() => document.querySelector('[data-testid="load-progress"]')?.dataset.state === "done", null, { timeout: TIMEOUT });
@@ -92,6 +98,10 @@ export default async (h) => {
     const sum = await page.textContent(sel("embedding-sum"));
     assert(!sum.includes("E_seg") && sum.includes("E_tok"), `formula: ${sum}`);
     assert(/no segment embeddings/.test(await page.textContent(sel("embeddings"))), "the view says why");
+    // a pair: no NSP probability, and why
+    await setText(page, "pair-input", "it was warm.");
+    await page.waitForSelector(sel("no-nsp"), { timeout: TIMEOUT });
+    assert(/DistilBERT was trained without next-sentence prediction/.test(await page.textContent(sel("no-nsp"))), "says why there is no NSP");
     await shot(page, "family-02-distilbert-embeddings", sel("embeddings"));
   });
 };

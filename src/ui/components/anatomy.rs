@@ -4,7 +4,7 @@
 //! RoBERTa side by side. Every number is the snapshot's.
 
 use super::SnapRef;
-use crate::explain::anatomy::Part;
+use crate::explain::anatomy::{Anatomy, Part};
 use crate::explain::anatomy_tables::thousands;
 use crate::explain::anatomy_view::{cost_chart, AnatomyView};
 use yew::prelude::*;
@@ -25,8 +25,8 @@ fn si(x: u64) -> String {
     }
 }
 
-fn params_table(v: &AnatomyView) -> Html {
-    let a = &v.anatomy;
+/// The groups of `a` (the loaded model, or a preset: `which` names it).
+fn params_table(v: &AnatomyView, a: &Anatomy, which: &str) -> Html {
     let rows = a.groups.iter().enumerate().map(|(i, g)| {
         let share = if a.total > 0 { 100.0 * g.total as f64 / a.total as f64 } else { 0.0 };
         let part = match g.part {
@@ -47,7 +47,7 @@ fn params_table(v: &AnatomyView) -> Html {
     let presets = v.presets.iter().map(|(n, c)| format!("{n} {}", thousands(*c))).collect::<Vec<_>>().join(" · ");
     html! {
         <>
-            <table class="anatomy-table" data-testid="anatomy-params" data-total={a.total.to_string()}>
+            <table class="anatomy-table" data-testid="anatomy-params" data-total={a.total.to_string()} data-model={which.to_string()}>
                 <thead><tr><th>{ "group" }</th><th>{ "shape" }</th><th>{ "per copy" }</th><th>{ "parameters" }</th><th>{ "share" }</th></tr></thead>
                 <tbody>{ for rows }</tbody>
                 <tfoot><tr><th scope="row">{ "total" }</th><td /><td /><td class="num">{ thousands(a.total) }</td>
@@ -156,11 +156,24 @@ fn families(v: &AnatomyView) -> Html {
 
 #[component]
 pub fn AnatomyPanel(p: &Props) -> Html {
+    // which model's groups the table shows: 0 the loaded one, then the presets
+    let shown = use_state(|| 0usize);
     let Some(v) = &p.snapshot.anatomy else { return html! {} };
+    let names: Vec<String> = std::iter::once("this model".to_string()).chain(v.presets.iter().map(|(n, _)| n.clone())).collect();
+    let at = (*shown).min(names.len() - 1);
+    let a = if at == 0 { &v.anatomy } else { &v.preset_anatomies[at - 1] };
+    let picks = names.iter().enumerate().map(|(i, n)| {
+        let shown = shown.clone();
+        html! {
+            <button key={i} class="pick" aria-pressed={(i == at).to_string()} data-model={n.clone()}
+                onclick={Callback::from(move |_: MouseEvent| shown.set(i))}>{ n.clone() }</button>
+        }
+    });
     html! {
         <div class="anatomy" data-testid="anatomy">
             <h3>{ "Where the parameters are" }</h3>
-            { params_table(v) }
+            <div class="anatomy-picks" role="group" aria-label="whose parameters">{ for picks }</div>
+            { params_table(v, a, &names[at]) }
             <h3>{ "What one layer costs on this sentence" }</h3>
             { cost_table(v) }
             { chart(v) }

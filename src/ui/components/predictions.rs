@@ -74,7 +74,14 @@ pub fn Predictions(p: &Props) -> Html {
         (true, Some(q), _) => {
             html! { <p class="nsp" data-testid="nsp" data-prob={q.to_string()}>{ format!("P(sentence B follows A) = {}", fmt_prob(q)) }</p> }
         }
-        (true, None, false) => html! { <p class="nsp muted">{ "This model has no next-sentence head, so no NSP probability." }</p> },
+        (true, None, false) => {
+            let why = match s.family.as_str() {
+                "DistilBERT" => "DistilBERT was trained without next-sentence prediction (by distillation and masked LM), so it has no NSP head and gives no NSP probability.",
+                "RoBERTa" => "RoBERTa dropped next-sentence prediction (its authors found training on full sentences without it did as well or better), so it has no NSP head and gives no NSP probability.",
+                _ => "This model has no next-sentence head, so no NSP probability.",
+            };
+            html! { <p class="nsp muted" data-testid="no-nsp">{ why }</p> }
+        }
         _ => html! {},
     };
     html! {
