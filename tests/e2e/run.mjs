@@ -84,14 +84,12 @@ async function urlOf(page) {
 async function shot(page, name, locator) {
   fs.mkdirSync(SHOTS, { recursive: true });
   const file = path.join(SHOTS, `${name}.png`);
+  // cards off screen skip rendering (content-visibility: auto), and neither a full-page screenshot
+  // nor one of an element taller than the window scrolls to all of it: render them all for the picture
+  const style = await page.addStyleTag({ content: ".card { content-visibility: visible !important; }" });
   if (locator) await page.locator(locator).first().screenshot({ path: file });
-  else {
-    // cards off screen skip rendering (content-visibility: auto) and a full-page screenshot does
-    // not scroll to them: render them all for the picture
-    const style = await page.addStyleTag({ content: ".card { content-visibility: visible !important; }" });
-    await page.screenshot({ path: file, fullPage: true });
-    await style.evaluate((e) => e.remove());
-  }
+  else await page.screenshot({ path: file, fullPage: true });
+  await style.evaluate((e) => e.remove());
 }
 
 // ---------------------------------------------------------------- training helpers
