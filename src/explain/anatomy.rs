@@ -47,9 +47,10 @@ pub struct Anatomy {
     /// Every parameter: `BertParams::num_params()` of a model built from the same config and heads.
     pub total: usize,
     /// embeddings / total, encoder / total, heads / total (0 for an empty model).
-    pub embeddings_share: f64,
-    pub encoder_share: f64,
-    pub heads_share: f64,
+    /// f32: exact through the worker's JSON (serde_json reads f64 back to the nearest, not the same)
+    pub embeddings_share: f32,
+    pub encoder_share: f32,
+    pub heads_share: f32,
 }
 
 /// No heads at all: the encoder alone (a `DistilBertModel`).
@@ -117,7 +118,7 @@ pub fn anatomy(cfg: &BertConfig, heads: Heads) -> Anatomy {
     let (embeddings, encoder, head_params) = (sum(Part::Embeddings), sum(Part::Encoder), sum(Part::Heads));
     let per_layer = groups.iter().filter(|g| g.part == Part::Encoder).map(|g| g.count).sum();
     let total = embeddings + encoder + head_params;
-    let share = |x: usize| if total == 0 { 0.0 } else { x as f64 / total as f64 };
+    let share = |x: usize| if total == 0 { 0.0 } else { (x as f64 / total as f64) as f32 };
     Anatomy {
         family: cfg.family,
         layers: cfg.num_hidden_layers,
@@ -307,7 +308,7 @@ mod tests {
         }
         let a = anatomy(&Preset::BertBase.config(), Heads::BASE_MODEL);
         assert_eq!((a.embeddings, a.per_layer, a.encoder, a.heads), (23_837_184, 7_087_872, 85_054_464, 590_592));
-        assert!((a.embeddings_share + a.encoder_share + a.heads_share - 1.0).abs() < 1e-12);
+        assert!((a.embeddings_share + a.encoder_share + a.heads_share - 1.0).abs() < 1e-6);
         assert_eq!(a.groups[0].formula, "V x H = 30522 x 768");
         assert!(!anatomy(&Preset::DistilBertBase.config(), NO_HEADS).groups.iter().any(|g| g.name == "segment embeddings"));
     }

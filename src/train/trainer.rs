@@ -133,7 +133,11 @@ impl Trainer {
             return Err(BertError::Input("the model has no MLM head to train".into()));
         }
         if opts.seq > bert.cfg.max_tokens() {
-            return Err(BertError::Input(format!("seq {} exceeds the model's {} positions", opts.seq, bert.cfg.max_tokens())));
+            return Err(BertError::Input(format!(
+                "seq {} exceeds the model's {} positions (max_position_embeddings)",
+                opts.seq,
+                bert.cfg.max_tokens()
+            )));
         }
         let tok = &bert.tokenizer;
         let ex_cfg =
