@@ -62,14 +62,22 @@ fn detect_heads(cfg: &BertConfig, present: &HashMap<String, String>) -> Result<H
 
 /// Parses `bytes` (a safetensors file) into parameters shaped by `cfg`.
 pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, NameMap)> {
-    cfg.validate()?;
     let st = tensorfile::parse(bytes)?;
+    load_params_under(cfg, &st, "")
+}
+
+/// The tensors of `st` whose names start with `prefix` (an encoder-decoder's `encoder.` and
+/// `decoder.`), as parameters shaped by `cfg`; the name map keeps the full file names.
+pub fn load_params_under(cfg: &BertConfig, st: &safetensors::SafeTensors<'_>, prefix: &str) -> Result<(BertParams<f32>, NameMap)> {
+    cfg.validate()?;
     let family = cfg.family;
+    let all = st.names();
+    let under: Vec<(&str, &str)> = all.iter().filter_map(|n| n.strip_prefix(prefix).map(|rest| (&n[..], rest))).collect();
     // a RoBERTa sequence classifier's `classifier.dense` fills the pooler slot: a file that also
     // keeps `roberta.pooler` (unused by that class) must not mix the two
-    let roberta_cls = family == Family::Roberta && st.names().iter().any(|n| *n == "classifier.dense.weight");
+    let roberta_cls = family == Family::Roberta && under.iter().any(|(_, n)| *n == "classifier.dense.weight");
     let mut present: HashMap<String, String> = HashMap::new(); // canonical -> file name
-    for name in st.names() {
+    for &(full, name) in &under {
         if roberta_cls && (name.starts_with("roberta.pooler.") || name.starts_with("pooler.")) {
             continue;
         }
@@ -79,16 +87,16 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
             if present.contains_key(&c) && !name.ends_with("decoder.bias") {
                 continue;
             }
-            present.insert(c, name.to_string());
+            present.insert(c, full.to_string());
         }
     }
     if !present.contains_key("bert.embeddings.word_embeddings.weight") {
         return Err(BertError::Checkpoint(format!(
-            "no {} tensors found (expected e.g. {}); the file holds {} tensors{}",
+            "no {} tensors found (expected e.g. {prefix}{}); the file holds {} tensors{}",
             family.display(),
             family.file_name("bert.embeddings.word_embeddings.weight", Heads::MASKED_LM),
-            st.names().len(),
-            st.names().first().map(|n| format!(", such as `{n}`")).unwrap_or_default()
+            all.len(),
+            all.first().map(|n| format!(", such as `{n}`")).unwrap_or_default()
         )));
     }
     let heads = detect_heads(cfg, &present)?;
@@ -101,7 +109,7 @@ pub fn load_params(cfg: &BertConfig, bytes: &[u8]) -> Result<(BertParams<f32>, N
             } else {
                 ""
             };
-            BertError::tensor(&family.file_name(&canonical, heads), format!("missing from the checkpoint{hint}"))
+            BertError::tensor(&format!("{prefix}{}", family.file_name(&canonical, heads)), format!("missing from the checkpoint{hint}"))
         })?;
         let view = st.tensor(file_name).map_err(|e| BertError::tensor(file_name, e.to_string()))?;
         if view.shape() != dest.shape() {

@@ -84,6 +84,12 @@ pub struct BertConfig {
     /// Which encoder family the file is (`model_type`); the keys above are BERT's whatever the family.
     #[serde(skip)]
     pub family: Family,
+    /// A decoder (`BertLMHeadModel`): self-attention sees only earlier positions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_decoder: bool,
+    /// Each layer also attends to an encoder's output (an encoder-decoder's decoder).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub add_cross_attention: bool,
     /// Every other field of the file, kept so a saved config round-trips.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -329,6 +335,8 @@ impl BertConfig {
             position_embedding_type: "absolute".into(),
             position_encoding: PositionEncoding::Learned,
             family: Family::Bert,
+            is_decoder: false,
+            add_cross_attention: false,
             extra: serde_json::Map::new(),
         }
     }
@@ -454,7 +462,9 @@ pub fn count_params(cfg: &BertConfig, heads: Heads) -> ParamCount {
     // one rule with BertParams::build: no segment table without segments (DistilBERT)
     let segments = if cfg.family.has_segments() { cfg.type_vocab_size * h } else { 0 };
     let embeddings = v * h + pos + segments + ln;
-    let per_layer = 4 * linear(h, h) + ln + linear(h, i) + linear(i, h) + ln;
+    // + a decoder's cross-attention: Q, K, V, O and its LayerNorm
+    let cross = if cfg.add_cross_attention { 4 * linear(h, h) + ln } else { 0 };
+    let per_layer = 4 * linear(h, h) + ln + linear(h, i) + linear(i, h) + ln + cross;
     let encoder = per_layer * cfg.num_hidden_layers;
     let pooler = if heads.pooler { linear(h, h) } else { 0 };
     let decoder = if cfg.tie_word_embeddings { 0 } else { v * h };

@@ -15,6 +15,7 @@ pub mod infer;
 pub mod model;
 pub mod real;
 pub mod rng;
+pub mod seq2seq;
 pub mod tensorfile;
 pub mod tokenize;
 pub mod train;

@@ -228,6 +228,11 @@ impl BertTokenizer {
         self.inner.token_to_id(token)
     }
 
+    /// The text of `ids`, special tokens left out.
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.inner.decode(ids, true).map_err(|e| BertError::Tokenizer(format!("cannot decode: {e}")))
+    }
+
     /// The id of a piece written as the vocabulary holds it or as `readable` shows it.
     pub fn piece_id(&self, text: &str) -> Option<u32> {
         self.inner.token_to_id(text).or_else(|| {

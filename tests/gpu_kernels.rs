@@ -178,7 +178,7 @@ fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout()
             let dmask = drop.map(|d| {
                 Array4::from_shape_fn((b, nh, t, t), |(bi, hi, i, j)| keep_factor(d.seed, ((((bi * nh + hi) * t + i) * t) + j) as u32, d.p))
             });
-            let sh = AttnShape { b, t, nh };
+            let sh = AttnShape::selfish(b, t, nh);
             let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), Some(head.view()), dmask);
             let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, Some(head.view()), &cache);
             let d = AttnDims { b, t, nh, hd };

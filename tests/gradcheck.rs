@@ -60,7 +60,7 @@ fn check_with(name: &str, cfg: &BertConfig, heads: Heads, head_mask: bool, dropo
             // a head that reads only [CLS] is checked on the training path that runs the last
             // layer past its attention for those rows only
             last_layer_rows: if dropout.is_none() { targets.pooled_rows(b.b, b.t) } else { None },
-            word_rows: None,
+            ..Default::default()
         };
         let mut tr = bertscope::model::forward(p, cfg, &b, &opts).unwrap();
         let mut g = p.zeros_like();

@@ -273,7 +273,7 @@ pub fn prepare(bert: &Bert, req: &Request) -> Result<Prepared> {
     let mask_positions: Vec<usize> = (0..t).filter(|&i| enc.input_ids[i] == mask_id).collect();
     let mlm_rows =
         if bert.params.mlm.is_some() && !mask_positions.is_empty() { MlmRows::Rows(mask_positions.clone()) } else { MlmRows::None };
-    let opts = ForwardOptions { head_mask, mlm_rows, dropout_seed: None, last_layer_rows: None, word_rows: None };
+    let opts = ForwardOptions { head_mask, mlm_rows, ..Default::default() };
     Ok(Prepared { batch: batch_of(&enc), opts, enc, masked_from, heads_off, mask_positions, pair: pair.is_some() })
 }
 

@@ -157,6 +157,7 @@ impl TraceReads {
                 out_res: a2(l.out_res, n, h),
                 out_ln_mean: a1(l.out_ln_mean),
                 out_ln_rstd: a1(l.out_ln_rstd),
+                cross: None,
             })
             .collect();
         let mlm = self.mlm.as_ref().zip(tr.mlm.as_ref()).map(|(m, mt)| {
@@ -187,7 +188,7 @@ impl TraceReads {
                 Array2::from_shape_vec((tt.rows, cols), v).expect("shape")
             },
         });
-        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone() }
+        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone(), encoder: None }
     }
 }
 

@@ -100,13 +100,7 @@ pub async fn fill(
     }
     let enc = bert.tokenizer.encode(text, pair)?;
     let positions: Vec<usize> = enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
-    let opts = ForwardOptions {
-        head_mask,
-        mlm_rows: MlmRows::Rows(positions.clone()),
-        dropout_seed: None,
-        last_layer_rows: None,
-        word_rows: None,
-    };
+    let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), ..Default::default() };
     let trace = backend.forward(bert, KEY, &batch_of(&enc), &opts).await?;
     let logits = &trace.mlm.as_ref().expect("mlm ran").logits;
     let masks = positions

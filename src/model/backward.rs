@@ -11,10 +11,10 @@ use crate::cpu::embedding::embedding_backward;
 use crate::cpu::layernorm::layernorm_backward;
 use crate::cpu::linear::linear_backward;
 use crate::error::{BertError, Result};
-use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
-use crate::model::params::BertParams;
+use crate::model::forward::{forward, Batch, CrossTrace, EncoderStates, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::params::{BertParams, CrossAttention};
 use crate::real::Real;
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2};
 
 /// Gradients have the parameters' structure and names.
 pub type Grads<T> = BertParams<T>;
@@ -116,10 +116,38 @@ pub fn backward_with_inputs<T: Real>(
     targets: &Targets,
     g: &mut Grads<T>,
 ) -> Result<(LossOutput<T>, Array2<T>)> {
+    backward_full(p, cfg, batch, tr, targets, None, g).map(|o| (o.loss, o.d_sum))
+}
+
+/// What `backward_full` returns besides the parameter gradients.
+pub struct BackwardOut<T> {
+    pub loss: LossOutput<T>,
+    /// d loss / d the embeddings' sum (N, H).
+    pub d_sum: Array2<T>,
+    /// A decoder's: d loss / d the encoder states its cross-attention read (B*S, H).
+    pub d_encoder: Option<Array2<T>>,
+}
+
+/// The backward of the targets' losses plus `d_last` (N, H), a gradient arriving at the last
+/// hidden state from outside (an encoder's, from its decoder's cross-attention).
+pub fn backward_full<T: Real>(
+    p: &BertParams<T>,
+    cfg: &BertConfig,
+    batch: &Batch,
+    tr: &mut ForwardTrace<T>,
+    targets: &Targets,
+    d_last: Option<ArrayView2<T>>,
+    g: &mut Grads<T>,
+) -> Result<BackwardOut<T>> {
     targets.validate(cfg, batch)?;
     let (b, t, h) = (tr.b, tr.t, cfg.hidden_size);
     let n = b * t;
-    let mut dx = Array2::<T>::zeros((n, h)); // d last hidden
+    let mut dx = match d_last {
+        Some(d) if d.dim() == (n, h) => d.to_owned(),
+        Some(d) => return Err(BertError::Input(format!("the last hidden state's gradient must be ({n}, {h}), got {:?}", d.dim()))),
+        None => Array2::<T>::zeros((n, h)), // d last hidden
+    };
+    let mut d_encoder = tr.encoder.as_ref().map(|e| Array2::<T>::zeros(e.hidden.dim()));
     let mut mlm_loss = None;
     let mut nsp_loss = None;
     let mut task_loss = None;
@@ -197,7 +225,7 @@ pub fn backward_with_inputs<T: Real>(
     }
 
     // Encoder layers, last to first. dx is d(output of layer l).
-    let sh = AttnShape { b, t, nh: cfg.num_attention_heads };
+    let sh = AttnShape { causal: cfg.is_decoder, ..AttnShape::selfish(b, t, cfg.num_attention_heads) };
     for (li, (lp, lt)) in p.layers.iter().zip(&tr.layers).enumerate().rev() {
         let gl = &mut g.layers[li];
         let input = tr.hidden[li].view();
@@ -234,7 +262,9 @@ pub fn backward_with_inputs<T: Real>(
             gl.out_ln.gamma.view_mut(),
             gl.out_ln.beta.view_mut(),
         );
-        let mut d_attn_ln_out = d_out_res.clone();
+        // the FFN's input: the self-attention block's output, or a decoder's cross-attention block's
+        let ffn_in = lt.cross.as_ref().map_or(lt.attn_ln_out.view(), |c| c.ln_out.view());
+        let mut d_ffn_in = d_out_res.clone();
         // ffn_out = dropout(ffn_act W_o^T + b_o)
         let mut d_ffn_out = d_out_res;
         if let Some(m) = &lt.ffn_drop {
@@ -249,13 +279,19 @@ pub fn backward_with_inputs<T: Real>(
         );
         // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
         let d_ffn_pre = activation_backward(cfg.activation(), d_ffn_act.view(), lt.ffn_pre.view());
-        d_attn_ln_out += &linear_backward(
+        d_ffn_in += &linear_backward(
             d_ffn_pre.view(),
-            lt.attn_ln_out.view(),
+            ffn_in,
             lp.intermediate.weight.view(),
             gl.intermediate.weight.view_mut(),
             Some(gl.intermediate.bias.view_mut()),
         );
+        let d_attn_ln_out = match (&lp.cross, &lt.cross, gl.cross.as_mut(), tr.encoder.as_ref(), d_encoder.as_mut()) {
+            (Some(c), Some(ct), Some(gc), Some(enc), Some(de)) => {
+                cross_backward(c, ct, gc, cfg, enc, lt.attn_ln_out.view(), d_ffn_in, b, t, de.view_mut())
+            }
+            _ => d_ffn_in,
+        };
         // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
         let d_attn_res = layernorm_backward(
             d_attn_ln_out.view(),
@@ -307,7 +343,7 @@ pub fn backward_with_inputs<T: Real>(
     if g.emb.word.is_empty() {
         // input gradients only (`BertParams::input_grads_only`): no table gradients
         let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
-        return Ok((LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum));
+        return Ok(BackwardOut { loss: LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum, d_encoder });
     }
     match cfg.pad_token_id().filter(|pad| batch.input_ids.contains(pad)) {
         Some(pad) => {
@@ -338,5 +374,48 @@ pub fn backward_with_inputs<T: Real>(
     }
 
     let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
-    Ok((LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum))
+    Ok(BackwardOut { loss: LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum, d_encoder })
+}
+
+/// The backward of a decoder layer's cross-attention block (`forward::cross_forward`): from the
+/// gradient of its output (N, H) to the gradient of its input `x` (the self-attention block's
+/// output), adding the encoder states' gradient (B*S, H) to `d_enc`.
+#[allow(clippy::too_many_arguments)]
+fn cross_backward<T: Real>(
+    c: &CrossAttention<T>,
+    ct: &CrossTrace<T>,
+    gc: &mut CrossAttention<T>,
+    cfg: &BertConfig,
+    enc: &EncoderStates<T>,
+    x: ArrayView2<T>,
+    d_out: Array2<T>,
+    b: usize,
+    t: usize,
+    mut d_enc: ndarray::ArrayViewMut2<T>,
+) -> Array2<T> {
+    // ln_out = LN(res), res = dense + x
+    let d_res = layernorm_backward(
+        d_out.view(),
+        ct.res.view(),
+        ct.ln_mean.view(),
+        ct.ln_rstd.view(),
+        c.ln.gamma.view(),
+        gc.ln.gamma.view_mut(),
+        gc.ln.beta.view_mut(),
+    );
+    let mut dx = d_res.clone();
+    // dense = dropout(context W_O^T + b_O)
+    let mut d_dense = d_res;
+    if let Some(m) = &ct.drop {
+        d_dense *= m;
+    }
+    let d_context =
+        linear_backward(d_dense.view(), ct.context.view(), c.out.weight.view(), gc.out.weight.view_mut(), Some(gc.out.bias.view_mut()));
+    let sh = AttnShape { b, t, nh: cfg.num_attention_heads, tk: enc.mask.ncols(), causal: false };
+    let (dq, dk, dv) = attention_backward(d_context.view(), ct.q.view(), ct.k.view(), ct.v.view(), &sh, None, &ct.attn);
+    dx += &linear_backward(dq.view(), x, c.query.weight.view(), gc.query.weight.view_mut(), Some(gc.query.bias.view_mut()));
+    let e = enc.hidden.view();
+    d_enc += &linear_backward(dk.view(), e, c.key.weight.view(), gc.key.weight.view_mut(), Some(gc.key.bias.view_mut()));
+    d_enc += &linear_backward(dv.view(), e, c.value.weight.view(), gc.value.weight.view_mut(), Some(gc.value.bias.view_mut()));
+    dx
 }

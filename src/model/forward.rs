@@ -11,7 +11,7 @@ use crate::cpu::layernorm::layernorm_forward;
 use crate::cpu::linear::linear_forward;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
-use crate::model::params::BertParams;
+use crate::model::params::{BertParams, CrossAttention};
 use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array1, Array2, ArrayView2};
@@ -96,6 +96,34 @@ pub struct ForwardOptions<T> {
     /// (N, H) rows used instead of the word-embedding lookup (positions and segments as usual):
     /// attributions move them (integrated gradients' path from a baseline).
     pub word_rows: Option<Array2<T>>,
+    /// A decoder's encoder: what its cross-attention reads.
+    pub encoder: Option<EncoderStates<T>>,
+}
+
+/// The encoder's output as a decoder's cross-attention reads it.
+#[derive(Clone, Debug)]
+pub struct EncoderStates<T> {
+    /// (B*S, H) the encoder's last hidden state (projected to the decoder's width when they differ).
+    pub hidden: Array2<T>,
+    /// (B, S) 1 = a source token, 0 = padding.
+    pub mask: Array2<T>,
+}
+
+/// A decoder layer's cross-attention, on the self-attention block's output.
+#[derive(Clone, Debug)]
+pub struct CrossTrace<T> {
+    pub q: Array2<T>, // (N, H) from the decoder
+    pub k: Array2<T>, // (B*S, H) from the encoder
+    pub v: Array2<T>, // (B*S, H)
+    /// probs (B, NH, T, S)
+    pub attn: AttentionCache<T>,
+    pub context: Array2<T>, // (N, H)
+    pub dense: Array2<T>,   // (N, H) context W_O^T + b_O, after dropout
+    pub drop: Option<Array2<T>>,
+    pub res: Array2<T>, // (N, H) dense + the self-attention block's output
+    pub ln_mean: Array1<T>,
+    pub ln_rstd: Array1<T>,
+    pub ln_out: Array2<T>, // (N, H): what the FFN reads
 }
 
 #[derive(Clone, Debug)]
@@ -129,9 +157,11 @@ pub struct LayerTrace<T> {
     pub ffn_act: Array2<T>,     // (N, I)
     pub ffn_out: Array2<T>,     // (N, H)
     pub ffn_drop: Option<Array2<T>>,
-    pub out_res: Array2<T>, // (N, H) attn_ln_out + ffn_out
+    pub out_res: Array2<T>, // (N, H) attn_ln_out (or cross.ln_out) + ffn_out
     pub out_ln_mean: Array1<T>,
     pub out_ln_rstd: Array1<T>,
+    /// A decoder layer's cross-attention.
+    pub cross: Option<CrossTrace<T>>,
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +197,8 @@ pub struct ForwardTrace<T> {
     /// The fine-tuning head's logits (`model::task`).
     pub task: Option<TaskTrace<T>>,
     pub head_mask: Option<Array2<T>>,
+    /// A decoder's encoder states (its cross-attention's keys and values came from them).
+    pub encoder: Option<EncoderStates<T>>,
 }
 
 impl<T: Real> ForwardTrace<T> {
@@ -225,7 +257,7 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
 
     let mut hidden = vec![x];
     let mut layers = Vec::with_capacity(p.layers.len());
-    let sh = AttnShape { b, t, nh };
+    let sh = AttnShape { causal: cfg.is_decoder, ..AttnShape::selfish(b, t, nh) };
     for (li, lp) in p.layers.iter().enumerate() {
         let input = hidden.last().expect("input").view();
         let q = linear_forward(input, lp.query.weight.view(), Some(lp.query.bias.view()));
@@ -251,11 +283,23 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
         let attn_res = &attn_dense + &input_rows;
         let (attn_ln_out, attn_ln_mean, attn_ln_rstd) =
             layernorm_forward(attn_res.view(), lp.attn_ln.gamma.view(), lp.attn_ln.beta.view(), eps);
-        let ffn_pre = linear_forward(attn_ln_out.view(), lp.intermediate.weight.view(), Some(lp.intermediate.bias.view()));
+        // a decoder layer: attention on the encoder, between the self-attention and the FFN
+        let cross = match (&lp.cross, &opts.encoder) {
+            (Some(c), Some(enc)) => {
+                if rows.is_some() {
+                    return Err(BertError::Input("last_layer_rows is not for a decoder".into()));
+                }
+                Some(cross_forward(c, cfg, enc, attn_ln_out.view(), b, t, &mut rng)?)
+            }
+            (Some(_), None) => return Err(BertError::Input("a decoder needs the encoder's output (ForwardOptions::encoder)".into())),
+            (None, _) => None,
+        };
+        let ffn_in = cross.as_ref().map_or(attn_ln_out.view(), |c| c.ln_out.view());
+        let ffn_pre = linear_forward(ffn_in, lp.intermediate.weight.view(), Some(lp.intermediate.bias.view()));
         let ffn_act = activation_forward(cfg.activation(), ffn_pre.view());
         let mut ffn_out = linear_forward(ffn_act.view(), lp.output.weight.view(), Some(lp.output.bias.view()));
         let ffn_drop = apply_dropout(&mut ffn_out, cfg.hidden_dropout_prob, &mut rng);
-        let out_res = &ffn_out + &attn_ln_out;
+        let out_res = &ffn_out + &ffn_in;
         let (mut out, out_ln_mean, out_ln_rstd) = layernorm_forward(out_res.view(), lp.out_ln.gamma.view(), lp.out_ln.beta.view(), eps);
         if let Some(rs) = rows {
             let mut full = Array2::zeros((b * t, h)); // the other rows are 0: nothing reads them
@@ -283,6 +327,7 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
             out_res,
             out_ln_mean,
             out_ln_rstd,
+            cross,
         });
         hidden.push(out);
     }
@@ -316,7 +361,45 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
         None => None,
     };
 
-    Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: opts.head_mask.clone() })
+    let encoder = opts.encoder.clone().filter(|_| p.layers.iter().any(|l| l.cross.is_some()));
+    Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: opts.head_mask.clone(), encoder })
+}
+
+/// Cross-attention of a decoder layer: Q from `x` (N, H), K and V from the encoder's states,
+/// the encoder's padding masked; dense, dropout, residual on `x`, LayerNorm.
+fn cross_forward<T: Real>(
+    c: &CrossAttention<T>,
+    cfg: &BertConfig,
+    enc: &EncoderStates<T>,
+    x: ArrayView2<T>,
+    b: usize,
+    t: usize,
+    rng: &mut Option<Rng>,
+) -> Result<CrossTrace<T>> {
+    let (s, h) = (enc.mask.ncols(), cfg.hidden_size);
+    if enc.mask.nrows() != b || enc.hidden.dim() != (b * s, h) {
+        return Err(BertError::Input(format!(
+            "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
+            b * s,
+            enc.hidden.dim(),
+            enc.mask.dim()
+        )));
+    }
+    let q = linear_forward(x, c.query.weight.view(), Some(c.query.bias.view()));
+    let k = linear_forward(enc.hidden.view(), c.key.weight.view(), Some(c.key.bias.view()));
+    let v = linear_forward(enc.hidden.view(), c.value.weight.view(), Some(c.value.bias.view()));
+    let nh = cfg.num_attention_heads;
+    let attn_drop = match rng.as_mut() {
+        Some(r) if cfg.attention_probs_dropout_prob > 0.0 => Some(dropout_mask((b, nh, t, s), cfg.attention_probs_dropout_prob, r)),
+        _ => None,
+    };
+    let sh = AttnShape { b, t, nh, tk: s, causal: false };
+    let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &sh, enc.mask.view(), None, attn_drop);
+    let mut dense = linear_forward(context.view(), c.out.weight.view(), Some(c.out.bias.view()));
+    let drop = apply_dropout(&mut dense, cfg.hidden_dropout_prob, rng);
+    let res = &dense + &x;
+    let (ln_out, ln_mean, ln_rstd) = layernorm_forward(res.view(), c.ln.gamma.view(), c.ln.beta.view(), cfg.layer_norm_eps);
+    Ok(CrossTrace { q, k, v, attn, context, dense, drop, res, ln_mean, ln_rstd, ln_out })
 }
 
 fn mlm_forward<T: Real>(

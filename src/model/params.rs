@@ -38,6 +38,20 @@ pub struct Layer<T> {
     pub intermediate: Linear<T>, // (I, H)
     pub output: Linear<T>,       // (H, I)
     pub out_ln: LayerNorm<T>,    // (H)
+    /// A decoder layer's attention on the encoder (`crossattention`), between its self-attention
+    /// and its FFN; None in an encoder.
+    pub cross: Option<CrossAttention<T>>,
+}
+
+/// `BertAttention` used as cross-attention: queries from the decoder, keys and values from the
+/// encoder's last hidden state, then dense, residual and LayerNorm as the self-attention's.
+#[derive(Clone, Debug)]
+pub struct CrossAttention<T> {
+    pub query: Linear<T>, // (H, H)
+    pub key: Linear<T>,   // (H, H)
+    pub value: Linear<T>, // (H, H)
+    pub out: Linear<T>,   // (H, H)
+    pub ln: LayerNorm<T>, // (H)
 }
 
 #[derive(Clone, Debug)]
@@ -104,6 +118,13 @@ macro_rules! each_tensor {
             lin!(format!("{pre}.intermediate.dense"), & $($m)? l.intermediate);
             lin!(format!("{pre}.output.dense"), & $($m)? l.output);
             ln!(format!("{pre}.output.LayerNorm"), & $($m)? l.out_ln);
+            if let Some(c) = & $($m)? l.cross {
+                lin!(format!("{pre}.crossattention.self.query"), & $($m)? c.query);
+                lin!(format!("{pre}.crossattention.self.key"), & $($m)? c.key);
+                lin!(format!("{pre}.crossattention.self.value"), & $($m)? c.value);
+                lin!(format!("{pre}.crossattention.output.dense"), & $($m)? c.out);
+                ln!(format!("{pre}.crossattention.output.LayerNorm"), & $($m)? c.ln);
+            }
         }
         if let Some(pl) = & $($m)? p.pooler {
             lin!("bert.pooler.dense", pl);
@@ -205,6 +226,13 @@ impl<T: Real> BertParams<T> {
                     intermediate: lin(&l.intermediate),
                     output: lin(&l.output),
                     out_ln: ln(&l.out_ln),
+                    cross: l.cross.as_ref().map(|c| CrossAttention {
+                        query: lin(&c.query),
+                        key: lin(&c.key),
+                        value: lin(&c.value),
+                        out: lin(&c.out),
+                        ln: ln(&c.ln),
+                    }),
                 })
                 .collect(),
             pooler: self.pooler.as_ref().map(lin),
@@ -259,6 +287,13 @@ impl<T: Real> BertParams<T> {
                 intermediate: lin(i, h),
                 output: lin(h, i),
                 out_ln: ln(),
+                cross: cfg.add_cross_attention.then(|| CrossAttention {
+                    query: lin(h, h),
+                    key: lin(h, h),
+                    value: lin(h, h),
+                    out: lin(h, h),
+                    ln: ln(),
+                }),
             })
             .collect();
         let pooler = heads.pooler.then(|| lin(h, h));
