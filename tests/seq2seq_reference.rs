@@ -1,0 +1,96 @@
+//! The encoder-decoder against HF transformers' `EncoderDecoderModel` (BERT encoder, BERT decoder
+//! with cross-attention; fixtures from `scripts/make_decoder_fixtures.py`): a padded batch of two
+//! teacher-forced pairs and one first step (T = 1), for a model with the same widths and one with
+//! `enc_to_dec_proj`. Every hidden state of both halves, the decoder's causal self-attention and its
+//! cross-attention, the logits, the loss and every gradient. Tolerances as tests/reference.rs.
+
+use bertscope::model::forward::{Batch, MlmRows};
+use bertscope::seq2seq::forward::{forward, loss_and_grads, Seq2SeqBatch};
+use bertscope::seq2seq::Seq2Seq;
+use ndarray::ArrayViewD;
+use std::collections::HashMap;
+
+mod common;
+use common::{load_fixture, root};
+
+fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
+    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
+    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
+}
+
+fn run(name: &str) -> usize {
+    let c = load_fixture(name);
+    let m = Seq2Seq::from_dir(&root().join(&c.meta["model"])).unwrap();
+    let batch_of = |ids: &str, mask: &str| {
+        let a = &c.i64s[ids];
+        let (b, t) = (a.shape()[0], a.shape()[1]);
+        Batch {
+            b,
+            t,
+            input_ids: a.iter().map(|&v| v as usize).collect(),
+            token_type_ids: vec![0; b * t],
+            attention_mask: c.i64s[mask].iter().map(|&v| v as u8).collect(),
+        }
+    };
+    let batch = Seq2SeqBatch { src: batch_of("input_ids", "attention_mask"), tgt: batch_of("decoder_input_ids", "decoder_attention_mask") };
+    let (b, s, t) = (batch.src.b, batch.src.t, batch.tgt.t);
+    let tr = forward(&m.params, &m.cfg, &batch, MlmRows::All).unwrap();
+    let mut checks = 0;
+    for (half, trace, len, h) in [("encoder", &tr.encoder, s, m.cfg.encoder.hidden_size), ("decoder", &tr.decoder, t, m.cfg.decoder.hidden_size)] {
+        for (i, hs) in trace.hidden.iter().enumerate() {
+            let ours = hs.view().into_shape_with_order((b, len, h)).unwrap().into_dyn();
+            close(&format!("{name} {half}_hidden_states.{i}"), ours, c.f32s[&format!("{half}_hidden_states.{i}")].view(), 1e-4);
+            checks += 1;
+        }
+        for (l, lt) in trace.layers.iter().enumerate() {
+            let key = format!("{half}_attentions.{l}");
+            close(&format!("{name} {key}"), lt.attn.probs.view().into_dyn(), c.f32s[&key].view(), 1e-5);
+            checks += 1;
+        }
+    }
+    for (l, lt) in tr.decoder.layers.iter().enumerate() {
+        let key = format!("cross_attentions.{l}");
+        close(&format!("{name} {key}"), lt.cross.as_ref().unwrap().attn.probs.view().into_dyn(), c.f32s[&key].view(), 1e-5);
+        checks += 1;
+    }
+    let v = m.cfg.decoder.vocab_size;
+    let logits = tr.decoder.mlm.as_ref().unwrap().logits.view().into_shape_with_order((b, t, v)).unwrap().into_dyn();
+    close(&format!("{name} logits"), logits, c.f32s["logits"].view(), 1e-4);
+    let labels: Vec<i64> = c.i64s["labels"].iter().copied().collect();
+    let (loss, grads, _) = loss_and_grads(&m.params, &m.cfg, &batch, &labels).unwrap();
+    let want = c.f32s["loss"][[0]];
+    assert!((loss - want).abs() <= 1e-5 * want.abs().max(1.0), "{name} loss {loss} vs {want}");
+    let ours: HashMap<String, ArrayViewD<f32>> = grads.tensors().into_iter().collect();
+    let none: Vec<&str> = c.meta.get("grad_none").map(|s| s.split(',').filter(|x| !x.is_empty()).collect()).unwrap_or_default();
+    let mut graded = 0;
+    for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
+        let hf = &key["grad.".len()..];
+        let mine = ours.get(hf).unwrap_or_else(|| panic!("{name}: no gradient for {hf}"));
+        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
+        close(&format!("{name} grad {hf}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        graded += 1;
+    }
+    // HF's None gradients (a pooler nothing reads) are zero here
+    for n in &none {
+        let g = ours.get(*n).unwrap_or_else(|| panic!("{name}: {n} is not a parameter"));
+        assert!(g.iter().all(|&x| x == 0.0), "{name}: {n} should get no gradient");
+    }
+    assert_eq!(graded + none.len(), ours.len(), "{name}: every parameter compared");
+    checks + graded
+}
+
+#[test]
+fn teacher_forced_batch_matches_hf() {
+    assert!(run("dec_teacher") > 40);
+}
+
+#[test]
+fn the_first_decoding_step_matches_hf() {
+    run("dec_single");
+}
+
+#[test]
+fn an_encoder_narrower_than_its_decoder_goes_through_enc_to_dec_proj() {
+    run("dec_odd_teacher");
+}
