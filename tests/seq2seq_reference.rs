@@ -94,3 +94,49 @@ fn the_first_decoding_step_matches_hf() {
 fn an_encoder_narrower_than_its_decoder_goes_through_enc_to_dec_proj() {
     run("dec_odd_teacher");
 }
+
+#[derive(serde::Deserialize)]
+struct GenCase {
+    source: String,
+    input_ids: Vec<u32>,
+    greedy: GreedyRef,
+}
+
+#[derive(serde::Deserialize)]
+struct GreedyRef {
+    sequence: Vec<u32>,
+    steps: Vec<StepRef>,
+}
+
+#[derive(serde::Deserialize)]
+struct StepRef {
+    top_ids: Vec<u32>,
+    top_logprobs: Vec<f32>,
+}
+
+/// Greedy decoding gives HF `generate`'s tokens (num_beams = 1, max_new_tokens = 8), and every
+/// step's five most probable tokens with their log-probabilities.
+#[test]
+fn greedy_decoding_matches_hf_generate() {
+    use bertscope::seq2seq::generate::greedy;
+    #[derive(serde::Deserialize)]
+    struct File {
+        model: String,
+        cases: Vec<GenCase>,
+    }
+    let f: File = serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/ref/dec_generate.json")).unwrap()).unwrap();
+    let m = Seq2Seq::from_dir(&root().join(&f.model)).unwrap();
+    assert!(f.cases.len() >= 4);
+    for c in &f.cases {
+        assert_eq!(m.tokenizer.encode(&c.source, None).unwrap().input_ids, c.input_ids, "{}: the source's ids", c.source);
+        let g = greedy(&m, &c.source, 8, 5).unwrap();
+        assert_eq!(g.ids, c.greedy.sequence[1..], "{}: greedy tokens", c.source);
+        for (i, (ours, theirs)) in g.steps.iter().zip(&c.greedy.steps).enumerate() {
+            let ids: Vec<u32> = ours.top.iter().map(|t| t.0).collect();
+            assert_eq!(ids, theirs.top_ids, "{} step {i}: top 5", c.source);
+            for (t, lp) in ours.top.iter().zip(&theirs.top_logprobs) {
+                assert!((t.2.ln() - lp).abs() < 1e-4, "{} step {i}: log p {} vs {lp}", c.source, t.2.ln());
+            }
+        }
+    }
+}
