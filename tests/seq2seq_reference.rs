@@ -140,3 +140,35 @@ fn greedy_decoding_matches_hf_generate() {
         }
     }
 }
+
+/// Beam search (3 beams, length_penalty 1) gives HF's sequence and `sequences_scores`, and never a
+/// sequence scored worse than greedy's under the same score.
+#[test]
+fn beam_search_matches_hf_and_is_never_worse_than_greedy() {
+    use bertscope::seq2seq::generate::{beam, greedy};
+    #[derive(serde::Deserialize)]
+    struct BeamRef {
+        sequence: Vec<u32>,
+        sequences_score: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Case {
+        source: String,
+        beam: BeamRef,
+    }
+    #[derive(serde::Deserialize)]
+    struct File {
+        model: String,
+        cases: Vec<Case>,
+    }
+    let f: File = serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/ref/dec_generate.json")).unwrap()).unwrap();
+    let m = Seq2Seq::from_dir(&root().join(&f.model)).unwrap();
+    for c in &f.cases {
+        let b = beam(&m, &c.source, 8, 3, 1.0).unwrap();
+        assert_eq!(b.ids, c.beam.sequence[1..], "{}: beam tokens", c.source);
+        assert!((b.score - c.beam.sequences_score).abs() < 1e-4, "{}: score {} vs HF's {}", c.source, b.score, c.beam.sequences_score);
+        let g = greedy(&m, &c.source, 8, 1).unwrap();
+        let g_score = g.steps.iter().map(|s| (s.prob as f64).ln()).sum::<f64>() / g.ids.len() as f64;
+        assert!(b.score >= g_score - 1e-6, "{}: beam {} worse than greedy {g_score}", c.source, b.score);
+    }
+}

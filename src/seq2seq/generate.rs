@@ -68,3 +68,79 @@ pub fn greedy(m: &Seq2Seq, text: &str, max_new: usize, top_k: usize) -> Result<G
     let text = m.tokenizer.decode(&ids)?;
     Ok(Generated { ids, tokens, text, steps })
 }
+
+/// A finished hypothesis of beam search.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Beamed {
+    /// The decoder's tokens after decoder_start (eos included when reached).
+    pub ids: Vec<u32>,
+    pub tokens: Vec<String>,
+    pub text: String,
+    /// Sum of the tokens' log-probabilities / (tokens) ^ length_penalty, as HF's `sequences_scores`.
+    pub score: f64,
+}
+
+/// log softmax of a row, in f64.
+fn log_softmax(logits: &[f32]) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let lse = max + logits.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
+    logits.iter().map(|&x| x as f64 - lse).collect()
+}
+
+/// Beam search with `k` beams as HF's `generate(num_beams=k, early_stopping=False)`: each step
+/// extends every running beam by every token, keeps the 2k best sums, and a candidate ending in eos
+/// (among the best k) finishes with score sum / n ^ length_penalty (n: the tokens generated, eos
+/// included); search stops when no running beam can beat the worst of k finished ones, or after
+/// `max_new` tokens (running beams then finish as they are). Returns the best-scored hypothesis.
+pub fn beam(m: &Seq2Seq, text: &str, max_new: usize, k: usize, length_penalty: f64) -> Result<Beamed> {
+    let k = k.max(1);
+    let src = source_batch(m, text)?;
+    let eos = m.cfg.eos;
+    let mut running: Vec<(Vec<u32>, f64)> = vec![(vec![m.cfg.decoder_start], 0.0)];
+    let mut finished: Vec<(Vec<u32>, f64)> = Vec::new();
+    let norm = |sum: f64, n: usize| sum / (n as f64).powf(length_penalty);
+    let keep_best = |f: &mut Vec<(Vec<u32>, f64)>| {
+        f.sort_by(|a, b| b.1.total_cmp(&a.1));
+        f.truncate(k);
+    };
+    let steps = max_new.min(m.cfg.decoder.max_tokens().saturating_sub(1));
+    for step in 0..steps {
+        let mut cand: Vec<(f64, usize, u32)> = Vec::new();
+        for (bi, (prefix, sum)) in running.iter().enumerate() {
+            let lp = log_softmax(&next_logits(m, &src, prefix)?);
+            cand.extend(lp.iter().enumerate().map(|(v, &l)| (sum + l, bi, v as u32)));
+        }
+        cand.sort_by(|a, b| b.0.total_cmp(&a.0));
+        cand.truncate(2 * k);
+        let mut next = Vec::with_capacity(k);
+        for (rank, &(sum, bi, v)) in cand.iter().enumerate() {
+            if v == eos {
+                // only an eos among the k best candidates finishes a hypothesis
+                if rank < k {
+                    let ids: Vec<u32> = running[bi].0[1..].iter().copied().chain([eos]).collect();
+                    finished.push((ids, norm(sum, step + 1)));
+                }
+            } else {
+                next.push((running[bi].0.iter().copied().chain([v]).collect::<Vec<u32>>(), sum));
+            }
+            if next.len() == k {
+                break;
+            }
+        }
+        keep_best(&mut finished);
+        running = next;
+        // early_stopping = False: go on while the best running beam could still do better
+        let worst = finished.last().map(|f| f.1);
+        if finished.len() == k && running.first().is_none_or(|r| norm(r.1, step + 1) <= worst.unwrap_or(f64::NEG_INFINITY)) {
+            running.clear();
+            break;
+        }
+    }
+    for (prefix, sum) in running {
+        let n = prefix.len() - 1;
+        finished.push((prefix[1..].to_vec(), norm(sum, n.max(1))));
+    }
+    keep_best(&mut finished);
+    let (ids, score) = finished.into_iter().next().unwrap_or_default();
+    Ok(Beamed { tokens: ids.iter().map(|&i| m.tokenizer.id_to_token(i)).collect(), text: m.tokenizer.decode(&ids)?, ids, score })
+}
