@@ -109,7 +109,7 @@ pub fn load_params_under(cfg: &BertConfig, st: &safetensors::SafeTensors<'_>, pr
             } else {
                 ""
             };
-            BertError::tensor(&format!("{prefix}{}", family.file_name(&canonical, heads)), format!("missing from the checkpoint{hint}"))
+            BertError::tensor(format!("{prefix}{}", family.file_name(&canonical, heads)), format!("missing from the checkpoint{hint}"))
         })?;
         let view = st.tensor(file_name).map_err(|e| BertError::tensor(file_name, e.to_string()))?;
         if view.shape() != dest.shape() {

@@ -449,3 +449,39 @@ fn grad_takes_each_heads_labels() {
         "start_positions",
     );
 }
+
+/// `generate` prints HF generate's greedy and beam tokens in its fixed JSON; sampling is seeded;
+/// `inspect --target` writes both halves' states and attentions; a wrong model or missing target
+/// is a one-line error.
+#[test]
+fn an_encoder_decoder_generates_and_inspects() {
+    let model = root().join("tests/fixtures/models/enc_dec").display().to_string();
+    let refs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/ref/dec_generate.json")).unwrap()).unwrap();
+    let case = &refs["cases"][0];
+    let src = case["source"].as_str().unwrap();
+    let want = |k: &str| case[k]["sequence"].as_array().unwrap()[1..].iter().map(|v| v.as_u64().unwrap()).collect::<Vec<_>>();
+    let ids = |j: &serde_json::Value| j["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect::<Vec<_>>();
+    let g = ok_json(&["generate", "--model", &model, "--text", src, "--max-new", "8"]);
+    assert_eq!(ids(&g), want("greedy"));
+    assert_eq!(g["steps"].as_array().unwrap().len(), ids(&g).len());
+    assert!(g["steps"][0]["top"].as_array().unwrap().len() == 5 && g["text"].is_string() && g["tokens"].is_array());
+    let b = ok_json(&["generate", "--model", &model, "--text", src, "--max-new", "8", "--beams", "3"]);
+    assert_eq!(ids(&b), want("beam"));
+    let s1 = ok_json(&["generate", "--model", &model, "--text", src, "--temperature", "1.5", "--seed", "7"]);
+    let s2 = ok_json(&["generate", "--model", &model, "--text", src, "--temperature", "1.5", "--seed", "7"]);
+    assert_eq!(s1, s2, "the same seed samples the same tokens");
+    let out = std::env::temp_dir().join("bertscope-cli-s2s.safetensors");
+    let o = run(&["inspect", "--model", &model, "--text", "the cat sat", "--target", "a dog ran", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&out).unwrap();
+    let st = bertscope::tensorfile::parse(&bytes).unwrap();
+    let shape = |n: &str| st.tensor(n).unwrap().shape().to_vec();
+    let (s, t) = (shape("input_ids")[0], shape("decoder_input_ids")[0]);
+    assert_eq!(shape("cross_attentions.1"), [3, t, s]);
+    assert_eq!(shape("decoder_attentions.0"), [3, t, t]);
+    assert_eq!(shape("encoder_hidden_states.2"), [s, 36]);
+    assert_eq!(shape("logits")[0], t);
+    fails_with(&["inspect", "--model", &model, "--text", "x", "--out", out.to_str().unwrap()], "needs --target");
+    fails_with(&["generate", "--model", &default_model(), "--text", "x"], "not an encoder-decoder");
+}

@@ -1,5 +1,5 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer,
-//! attribute, inspect, grad, train, finetune, cloze, convert, params).
+//! attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
 //! Over 400 lines because clap wants every subcommand's arguments in one tree; each command's work
 //! is a short function that calls the library.
 
@@ -111,14 +111,41 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
     },
-    /// Write hidden states, attentions and logits to a safetensors file
+    /// Write hidden states, attentions and logits to a safetensors file (an encoder-decoder: the
+    /// source's and, teacher-forced, the --target's)
     Inspect {
         #[command(flatten)]
         input: Input,
+        /// An encoder-decoder's target text: the decoder reads [decoder_start] + its tokens
+        #[arg(long)]
+        target: Option<String>,
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
         #[arg(long)]
         out: PathBuf,
+    },
+    /// An encoder-decoder's output for a source text, one token at a time, as JSON: greedy, beam
+    /// search (--beams K) or sampling (--temperature / --top-k / --seed)
+    Generate {
+        /// An encoder-decoder folder (config.json with model_type "encoder-decoder")
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        text: String,
+        /// The most tokens to add
+        #[arg(long, default_value_t = 20)]
+        max_new: usize,
+        /// Beam search with this many beams (1: greedy)
+        #[arg(long, default_value_t = 1)]
+        beams: usize,
+        /// Sample at this temperature instead of taking the most probable token
+        #[arg(long)]
+        temperature: Option<f32>,
+        /// Sample among the K most probable tokens (0: all)
+        #[arg(long, default_value_t = 0)]
+        top_k: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
     /// Loss and every parameter's gradient for a labelled batch (JSON), to a safetensors file
     Grad {
@@ -413,6 +440,60 @@ fn backend(device: Device, doing: &str) -> Result<Backend> {
     })
 }
 
+/// An encoder-decoder folder, or None for any other model.
+fn load_seq2seq(dir: &std::path::Path) -> Result<Option<bertscope::seq2seq::Seq2Seq>> {
+    let config = std::fs::read_to_string(dir.join("config.json")).unwrap_or_default();
+    if !bertscope::seq2seq::is_encoder_decoder(&config) {
+        return Ok(None);
+    }
+    Ok(Some(bertscope::seq2seq::Seq2Seq::from_dir(dir).with_context(|| format!("cannot load the encoder-decoder in {}", dir.display()))?))
+}
+
+/// `inspect` of an encoder-decoder (None: the model is not one, and --target must be absent).
+fn inspect_seq2seq(input: &Input, target: Option<&str>, device: Device) -> Result<Option<Vec<(String, bertscope::tensorfile::Tensor)>>> {
+    let Some(m) = load_seq2seq(&input.model)? else {
+        if target.is_some() {
+            bail!("--target is for an encoder-decoder; {} is an encoder", input.model.display());
+        }
+        return Ok(None);
+    };
+    if device == Device::Gpu {
+        bail!("the encoder-decoder runs on the CPU path (--device cpu)");
+    }
+    let target = target.context("an encoder-decoder needs --target (the text its decoder reads, teacher-forced)")?;
+    Ok(Some(bertscope::seq2seq::inspect::inspect(&m, &input.text, target)?))
+}
+
+/// `generate`: greedy, beam search or sampling; the steps as JSON.
+fn generate(
+    dir: &std::path::Path,
+    text: &str,
+    max_new: usize,
+    beams: usize,
+    temperature: Option<f32>,
+    top_k: usize,
+    seed: u64,
+) -> Result<()> {
+    use bertscope::seq2seq::generate::{beam, greedy, sample, steps_of};
+    let m = load_seq2seq(dir)?.with_context(|| format!("{} is not an encoder-decoder (config.json's model_type)", dir.display()))?;
+    let g = match (temperature, beams) {
+        (Some(t), _) => sample(&m, text, max_new, t, top_k, seed)?,
+        (None, 0 | 1) => greedy(&m, text, max_new, 5)?,
+        (None, k) => {
+            let b = beam(&m, text, max_new, k, 1.0)?;
+            let steps = steps_of(&m, text, &b.ids, 5)?;
+            bertscope::seq2seq::generate::Generated { ids: b.ids, tokens: b.tokens, text: b.text, steps }
+        }
+    };
+    let steps: Vec<serde_json::Value> = g
+        .steps
+        .iter()
+        .map(|s| serde_json::json!({"token": s.token, "id": s.id, "prob": s.prob, "top": s.top.iter().map(|t| serde_json::json!({"token": t.1, "id": t.0, "prob": t.2})).collect::<Vec<_>>()}))
+        .collect();
+    println!("{}", serde_json::json!({"ids": g.ids, "tokens": g.tokens, "text": g.text, "steps": steps}));
+    Ok(())
+}
+
 fn write(path: &PathBuf, bytes: Vec<u8>) -> Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }
@@ -462,11 +543,19 @@ fn run(cli: Cli) -> Result<()> {
                 block_on(infer::attribute::attribute(&mut b, &bert, (0, 0), &input.text, input.pair.as_deref(), &target, method, steps))?;
             println!("{}", serde_json::to_string(&r)?);
         }
-        Cmd::Inspect { input, device, out } => {
+        Cmd::Inspect { input, target, device, out } => {
+            if let Some(tensors) = inspect_seq2seq(&input, target.as_deref(), device)? {
+                write(&out, write_tensors(&tensors, None)?)?;
+                eprintln!("wrote {} tensors to {}", tensors.len(), out.display());
+                return Ok(());
+            }
             let bert = load(&input.model)?;
             let (enc, tensors) = block_on(infer::inspect(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref()))?;
             write(&out, write_tensors(&tensors, None)?)?;
             eprintln!("wrote {} tensors for {} tokens to {}", tensors.len(), enc.tokens.len(), out.display());
+        }
+        Cmd::Generate { model, text, max_new, beams, temperature, top_k, seed } => {
+            generate(&model, &text, max_new, beams, temperature, top_k, seed)?
         }
         Cmd::Grad { model, batch, device, out } => {
             let bert = load(&model)?;

@@ -144,3 +144,63 @@ pub fn beam(m: &Seq2Seq, text: &str, max_new: usize, k: usize, length_penalty: f
     let (ids, score) = finished.into_iter().next().unwrap_or_default();
     Ok(Beamed { tokens: ids.iter().map(|&i| m.tokenizer.id_to_token(i)).collect(), text: m.tokenizer.decode(&ids)?, ids, score })
 }
+
+/// Sampling: each token drawn from softmax(logits / temperature) over the `top_k` most probable
+/// (0: all), seeded; the steps record the drawn token's probability under that distribution.
+pub fn sample(m: &Seq2Seq, text: &str, max_new: usize, temperature: f32, top_k: usize, seed: u64) -> Result<Generated> {
+    if !(temperature > 0.0 && temperature.is_finite()) {
+        return Err(crate::error::BertError::Input(format!("temperature {temperature} must be positive")));
+    }
+    let mut rng = crate::rng::Rng::new(seed);
+    let src = source_batch(m, text)?;
+    let mut prefix = vec![m.cfg.decoder_start];
+    let mut steps = Vec::new();
+    for _ in 0..max_new.min(m.cfg.decoder.max_tokens().saturating_sub(1)) {
+        let logits: Vec<f32> = next_logits(m, &src, &prefix)?.iter().map(|&x| x / temperature).collect();
+        let v = logits.len();
+        let top = crate::infer::top_k(&logits, if top_k == 0 { v } else { top_k.min(v) });
+        let total: f64 = top.iter().map(|t| t.1 as f64).sum();
+        let mut u = rng.uniform() * total;
+        let &(id, p) = top
+            .iter()
+            .find(|t| {
+                u -= t.1 as f64;
+                u <= 0.0
+            })
+            .unwrap_or(&top[top.len() - 1]);
+        steps.push(Step {
+            id,
+            token: m.tokenizer.id_to_token(id),
+            prob: (p as f64 / total) as f32,
+            top: top.iter().take(5).map(|&(i, q)| (i, m.tokenizer.id_to_token(i), (q as f64 / total) as f32)).collect(),
+        });
+        prefix.push(id);
+        if id == m.cfg.eos {
+            break;
+        }
+    }
+    let ids: Vec<u32> = prefix[1..].to_vec();
+    Ok(Generated { tokens: ids.iter().map(|&i| m.tokenizer.id_to_token(i)).collect(), text: m.tokenizer.decode(&ids)?, ids, steps })
+}
+
+/// The steps of a given output `ids` (after decoder_start): each token's probability and the
+/// top `top_k` at its position (what beam search's result shows).
+pub fn steps_of(m: &Seq2Seq, text: &str, ids: &[u32], top_k: usize) -> Result<Vec<Step>> {
+    let src = source_batch(m, text)?;
+    let mut prefix = vec![m.cfg.decoder_start];
+    let mut steps = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let logits = next_logits(m, &src, &prefix)?;
+        let mut p = logits.clone();
+        crate::cpu::softmax::softmax_row(&mut p);
+        let top = crate::infer::top_k(&logits, top_k.max(1));
+        steps.push(Step {
+            id,
+            token: m.tokenizer.id_to_token(id),
+            prob: p[id as usize],
+            top: top.iter().map(|&(i, q)| (i, m.tokenizer.id_to_token(i), q)).collect(),
+        });
+        prefix.push(id);
+    }
+    Ok(steps)
+}

@@ -7,6 +7,7 @@
 
 pub mod forward;
 pub mod generate;
+pub mod inspect;
 
 use crate::bundle::ModelFiles;
 use crate::checkpoint::load_params_under;

@@ -1,0 +1,47 @@
+//! `bertscope inspect` for an encoder-decoder: the source through the encoder and the target,
+//! teacher-forced ([decoder_start] + its tokens without special tokens), through the decoder.
+
+use super::forward::{forward, Seq2SeqBatch};
+use super::Seq2Seq;
+use crate::error::{BertError, Result};
+use crate::model::forward::{Batch, MlmRows};
+use crate::tensorfile::Tensor;
+use ndarray::Axis;
+
+/// encoder_hidden_states.{0..=L} (S, H), encoder_attentions.{l} (NH, S, S), decoder_attentions.{l}
+/// (NH, T, T), cross_attentions.{l} (NH, T, S), logits (T, V), plus input_ids and decoder_input_ids.
+pub fn inspect(m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, Tensor)>> {
+    let enc = m.tokenizer.encode(source, None)?;
+    let mut dec = vec![m.cfg.decoder_start as usize];
+    dec.extend(m.tokenizer.ids(target)?.into_iter().map(|i| i as usize));
+    if dec.len() > m.cfg.decoder.max_tokens() {
+        return Err(BertError::Input(format!(
+            "the target has {} tokens; the decoder takes {}",
+            dec.len() - 1,
+            m.cfg.decoder.max_tokens() - 1
+        )));
+    }
+    let src = Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), vec![0; enc.input_ids.len()]);
+    let t = dec.len();
+    let tgt = Batch::single(dec.clone(), vec![0; t]);
+    let tr = forward(&m.params, &m.cfg, &Seq2SeqBatch { src, tgt }, MlmRows::All)?;
+    let ids = |v: Vec<i64>| Tensor::I64(ndarray::Array1::from(v).into_dyn());
+    let mut out = vec![
+        ("input_ids".to_string(), ids(enc.input_ids.iter().map(|&i| i as i64).collect())),
+        ("decoder_input_ids".to_string(), ids(dec.iter().map(|&i| i as i64).collect())),
+    ];
+    for (i, h) in tr.encoder.hidden.iter().enumerate() {
+        out.push((format!("encoder_hidden_states.{i}"), Tensor::F32(h.clone().into_dyn())));
+    }
+    let first = |a: &ndarray::Array4<f32>| Tensor::F32(a.index_axis(Axis(0), 0).to_owned().into_dyn());
+    for (l, lt) in tr.encoder.layers.iter().enumerate() {
+        out.push((format!("encoder_attentions.{l}"), first(&lt.attn.probs)));
+    }
+    for (l, lt) in tr.decoder.layers.iter().enumerate() {
+        out.push((format!("decoder_attentions.{l}"), first(&lt.attn.probs)));
+        let cross = lt.cross.as_ref().expect("a decoder layer has cross-attention");
+        out.push((format!("cross_attentions.{l}"), first(&cross.attn.probs)));
+    }
+    out.push(("logits".to_string(), Tensor::F32(tr.decoder.mlm.expect("the decoder's head ran").logits.into_dyn())));
+    Ok(out)
+}
