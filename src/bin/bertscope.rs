@@ -231,6 +231,9 @@ struct TrainArgs {
     /// Where the trained model (HF layout) is written
     #[arg(long)]
     out: PathBuf,
+    /// An encoder-decoder's held-out pairs (JSON lines): exact match of greedy decoding at each eval
+    #[arg(long)]
+    eval: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -355,6 +358,13 @@ fn t_len(text: &str) -> usize {
 fn train(a: TrainArgs) -> Result<()> {
     use bertscope::train::trainer::{TrainOptions, Trainer};
     let text = std::fs::read_to_string(&a.corpus).with_context(|| format!("cannot read {}", a.corpus.display()))?;
+    let seq2seq_init = match &a.init {
+        Some(dir) => load_seq2seq(dir)?,
+        None => None,
+    };
+    if seq2seq_init.is_some() || a.config.as_deref().is_some_and(|c| c.starts_with("seq2seq")) {
+        return train_seq2seq(&a, &text, seq2seq_init);
+    }
     let bert = match (&a.init, &a.config) {
         (Some(dir), None) => load(dir)?,
         (None, Some(preset)) => {
@@ -438,6 +448,46 @@ fn backend(device: Device, doing: &str) -> Result<Backend> {
             b
         }
     })
+}
+
+/// `train` of an encoder-decoder on JSON lines of {"source", "target"}: from a folder, or from
+/// scratch with `--config seq2seq-tiny` (2 layers of 64 each side) / `seq2seq-small` (128).
+fn train_seq2seq(a: &TrainArgs, text: &str, init: Option<bertscope::seq2seq::Seq2Seq>) -> Result<()> {
+    use bertscope::seq2seq::train::{from_scratch, read_pairs, Seq2SeqOptions, Seq2SeqTrainer};
+    let pairs = read_pairs(text).with_context(|| format!("{}", a.corpus.display()))?;
+    let model = match (init, a.config.as_deref()) {
+        (Some(m), _) => m,
+        (None, Some("seq2seq-tiny")) => from_scratch(&pairs, 64, 2, 2, a.seq, a.vocab_size, a.seed)?,
+        (None, Some("seq2seq-small")) => from_scratch(&pairs, 128, 2, 4, a.seq, a.vocab_size, a.seed)?,
+        (None, other) => bail!("unknown encoder-decoder preset {other:?} (seq2seq-tiny, seq2seq-small)"),
+    };
+    let eval = match &a.eval {
+        Some(p) => read_pairs(&std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?)?,
+        None => vec![],
+    };
+    let opts = Seq2SeqOptions { steps: a.steps, batch: a.batch, lr: a.lr, warmup: a.warmup, seed: a.seed };
+    let mut t = Seq2SeqTrainer::new(model, &pairs, opts)?;
+    eprintln!("{} pairs; {} steps of {}; vocabulary {}", pairs.len(), a.steps, a.batch, t.model.tokenizer.vocab_size());
+    let started = std::time::Instant::now();
+    for _ in 0..a.steps {
+        let log = t.step()?;
+        let last = log.step == a.steps;
+        let eval_now = !eval.is_empty() && ((a.eval_every > 0 && log.step % a.eval_every == 0) || last);
+        if log.step % a.log_every.max(1) == 0 || last || eval_now {
+            let mut j = serde_json::json!({"step": log.step, "loss": log.loss, "acc": log.acc, "lr": log.lr, "seconds": started.elapsed().as_secs_f64()});
+            if eval_now {
+                j["eval_exact_match"] = t.exact_match(&eval)?.into();
+            }
+            println!("{j}");
+        }
+    }
+    let files = t.model.to_files()?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+    write(&a.out.join("config.json"), files.config_json.into_bytes())?;
+    write(&a.out.join("model.safetensors"), files.weights)?;
+    write(&a.out.join("tokenizer.json"), files.tokenizer_json.unwrap_or_default())?;
+    eprintln!("saved the trained encoder-decoder to {}", a.out.display());
+    Ok(())
 }
 
 /// An encoder-decoder folder, or None for any other model.

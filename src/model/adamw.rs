@@ -3,7 +3,7 @@
 
 use crate::model::BertParams;
 use crate::real::Real;
-use ndarray::Zip;
+use ndarray::{ArrayViewD, ArrayViewMutD, Zip};
 
 #[derive(Clone, Debug)]
 pub struct AdamWConfig {
@@ -40,25 +40,36 @@ impl<T: Real> AdamW<T> {
     /// One update with learning rate `lr`.
     pub fn update(&mut self, params: &mut BertParams<T>, grads: &BertParams<T>, lr: f64) {
         self.step += 1;
-        let c = &self.cfg;
-        let bc1 = 1.0 - c.beta1.powi(self.step as i32);
-        let bc2 = 1.0 - c.beta2.powi(self.step as i32);
-        let (b1, b2, eps) = (T::c(c.beta1), T::c(c.beta2), T::c(c.eps));
-        let step_size = T::c(lr / bc1);
-        let sqrt_bc2 = T::c(bc2.sqrt());
-        let gs = grads.tensors();
-        let mut ms = self.m.tensors_mut();
-        let mut vs = self.v.tensors_mut();
-        for (i, (name, mut p)) in params.tensors_mut().into_iter().enumerate() {
-            let decay = if decays(&name) { T::c(1.0 - lr * c.weight_decay) } else { T::one() };
-            Zip::from(&mut p).and(&gs[i].1).and(&mut ms[i].1).and(&mut vs[i].1).for_each(|p, &g, m, v| {
-                *p *= decay;
-                *m = b1 * *m + (T::one() - b1) * g;
-                *v = b2 * *v + (T::one() - b2) * g * g;
-                let denom = v.sqrt() / sqrt_bc2 + eps;
-                *p -= step_size * *m / denom;
-            });
-        }
+        adamw_step(&self.cfg, self.step, params.tensors_mut(), grads.tensors(), self.m.tensors_mut(), self.v.tensors_mut(), lr);
+    }
+}
+
+/// Step number `step` (from 1) of AdamW on parallel lists of (name, tensor): the parameters, their
+/// gradients and the two moments, updated in place. `AdamW::update` for any parameter structure
+/// (an encoder-decoder's both halves).
+pub fn adamw_step<T: Real>(
+    c: &AdamWConfig,
+    step: u64,
+    params: Vec<(String, ArrayViewMutD<'_, T>)>,
+    grads: Vec<(String, ArrayViewD<'_, T>)>,
+    mut ms: Vec<(String, ArrayViewMutD<'_, T>)>,
+    mut vs: Vec<(String, ArrayViewMutD<'_, T>)>,
+    lr: f64,
+) {
+    let bc1 = 1.0 - c.beta1.powi(step as i32);
+    let bc2 = 1.0 - c.beta2.powi(step as i32);
+    let (b1, b2, eps) = (T::c(c.beta1), T::c(c.beta2), T::c(c.eps));
+    let step_size = T::c(lr / bc1);
+    let sqrt_bc2 = T::c(bc2.sqrt());
+    for (i, (name, mut p)) in params.into_iter().enumerate() {
+        let decay = if decays(&name) { T::c(1.0 - lr * c.weight_decay) } else { T::one() };
+        Zip::from(&mut p).and(&grads[i].1).and(&mut ms[i].1).and(&mut vs[i].1).for_each(|p, &g, m, v| {
+            *p *= decay;
+            *m = b1 * *m + (T::one() - b1) * g;
+            *v = b2 * *v + (T::one() - b2) * g * g;
+            let denom = v.sqrt() / sqrt_bc2 + eps;
+            *p -= step_size * *m / denom;
+        });
     }
 }
 

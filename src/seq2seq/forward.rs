@@ -45,19 +45,37 @@ pub fn forward<T: Real>(p: &Seq2SeqParams<T>, cfg: &Seq2SeqConfig, batch: &Seq2S
     Ok(Seq2SeqTrace { encoder, states, decoder })
 }
 
+/// What a training step's loss computed.
+pub struct Seq2SeqLoss<T> {
+    /// Mean cross-entropy over the labelled positions.
+    pub loss: T,
+    pub grads: Seq2SeqParams<T>,
+    /// Labelled positions whose most probable token was the label (teacher-forced).
+    pub correct: usize,
+    pub labelled: usize,
+    pub trace: Seq2SeqTrace<T>,
+}
+
 /// Loss (mean cross-entropy over `labels` (B*T) != -100) and the gradient of every parameter.
-pub fn loss_and_grads<T: Real>(
-    p: &Seq2SeqParams<T>,
-    cfg: &Seq2SeqConfig,
-    batch: &Seq2SeqBatch,
-    labels: &[i64],
-) -> Result<(T, Seq2SeqParams<T>, Seq2SeqTrace<T>)> {
+pub fn loss_and_grads<T: Real>(p: &Seq2SeqParams<T>, cfg: &Seq2SeqConfig, batch: &Seq2SeqBatch, labels: &[i64]) -> Result<Seq2SeqLoss<T>> {
     let targets = Targets { mlm_labels: Some(labels.to_vec()), nsp_labels: None, task: None };
     targets.validate(&cfg.decoder, &batch.tgt)?;
     if targets.labelled_rows().is_empty() {
         return Err(BertError::Input("every label is -100: nothing to learn from".into()));
     }
-    let mut tr = forward(p, cfg, batch, MlmRows::Rows(targets.labelled_rows()))?;
+    let rows = targets.labelled_rows();
+    let mut tr = forward(p, cfg, batch, MlmRows::Rows(rows.clone()))?;
+    // before the backward turns the logits into their gradient
+    let logits = &tr.decoder.mlm.as_ref().expect("the decoder's head ran").logits;
+    let correct = logits
+        .rows()
+        .into_iter()
+        .zip(&rows)
+        .filter(|(row, &r)| {
+            let best = row.iter().enumerate().fold((0, T::neg_infinity()), |b, (i, &v)| if v > b.1 { (i, v) } else { b }).0;
+            best as i64 == labels[r]
+        })
+        .count();
     let mut g = p.zeros_like();
     let dec = backward_full(&p.decoder, &cfg.decoder, &batch.tgt, &mut tr.decoder, &targets, None, &mut g.decoder)?;
     let d_states = dec.d_encoder.expect("a decoder with cross-attention returns the encoder's gradient");
@@ -69,5 +87,5 @@ pub fn loss_and_grads<T: Real>(
         _ => d_states,
     };
     backward_full(&p.encoder, &cfg.encoder, &batch.src, &mut tr.encoder, &Targets::default(), Some(d_last.view()), &mut g.encoder)?;
-    Ok((dec.loss.loss, g, tr))
+    Ok(Seq2SeqLoss { loss: dec.loss.loss, grads: g, correct, labelled: rows.len(), trace: tr })
 }

@@ -8,6 +8,7 @@
 pub mod forward;
 pub mod generate;
 pub mod inspect;
+pub mod train;
 
 use crate::bundle::ModelFiles;
 use crate::checkpoint::load_params_under;
