@@ -177,3 +177,66 @@ fn question_answering_start_and_end() {
     let spans = TaskLabels::Spans { start: vec![1, 9], end: vec![3, -4] };
     check_with("qa", &small_cfg("gelu"), heads, false, None, task(spans));
 }
+
+/// An encoder-decoder in f64: every parameter of both halves and `enc_to_dec_proj` against
+/// central differences of the teacher-forced loss (padded sources and targets, a causal decoder
+/// with cross-attention, a narrower encoder).
+#[test]
+fn encoder_decoder_gradients_match_finite_differences() {
+    use bertscope::model::params::Linear;
+    use bertscope::seq2seq::forward::{loss_and_grads as s2s_loss, Seq2SeqBatch};
+    use bertscope::seq2seq::{Seq2SeqConfig, Seq2SeqParams};
+    let enc = small_cfg("gelu");
+    let mut dec = BertConfig::new(13, 4, 1, 2, 5, 8);
+    dec.layer_norm_eps = 1e-5;
+    dec.is_decoder = true;
+    dec.add_cross_attention = true;
+    dec.extra.insert("pad_token_id".into(), serde_json::Value::Null);
+    let raw = serde_json::json!({
+        "model_type": "encoder-decoder", "decoder_start_token_id": 1, "pad_token_id": 0, "eos_token_id": 2,
+        "encoder": serde_json::from_str::<serde_json::Value>(&enc.to_json()).unwrap(),
+        "decoder": serde_json::from_str::<serde_json::Value>(&dec.to_json()).unwrap(),
+    });
+    let cfg = Seq2SeqConfig::from_json(&raw.to_string()).unwrap();
+    let mut rng = Rng::new(77);
+    let p = Seq2SeqParams {
+        encoder: params(&cfg.encoder, Heads::BASE_MODEL, 5),
+        decoder: params(&cfg.decoder, Heads::MASKED_LM, 6),
+        proj: Some(Linear {
+            weight: ndarray::Array2::from_shape_simple_fn((4, 6), || 0.5 * rng.normal()),
+            bias: ndarray::Array1::from_shape_simple_fn(4, || 0.5 * rng.normal()),
+        }),
+    };
+    let (src, _) = batch();
+    let tgt = Batch {
+        b: 2,
+        t: 4,
+        input_ids: vec![1, 5, 7, 9, 1, 3, 0, 0],
+        token_type_ids: vec![0; 8],
+        attention_mask: vec![1, 1, 1, 1, 1, 1, 0, 0],
+    };
+    let labels = vec![5, 7, 9, 2, 3, 2, -100, -100];
+    let batch = Seq2SeqBatch { src, tgt };
+    let out = s2s_loss(&p, &cfg, &batch, &labels).unwrap();
+    let loss_at = |q: &Seq2SeqParams<f64>| s2s_loss(q, &cfg, &batch, &labels).unwrap().loss;
+    let grads: Vec<(String, Vec<f64>)> = out.grads.tensors().into_iter().map(|(n, t)| (n, t.iter().copied().collect())).collect();
+    let eps = 1e-5;
+    let mut checked = 0;
+    for (ti, (name, g)) in grads.iter().enumerate() {
+        // every element of small tensors, a spread of the large ones
+        let n = g.len();
+        let stride = (n / 12).max(1);
+        for i in (0..n).step_by(stride) {
+            let mut plus = p.clone();
+            plus.tensors_mut()[ti].1.as_slice_mut().unwrap()[i] += eps;
+            let mut minus = p.clone();
+            minus.tensors_mut()[ti].1.as_slice_mut().unwrap()[i] -= eps;
+            let num = (loss_at(&plus) - loss_at(&minus)) / (2.0 * eps);
+            let d = (num - g[i]).abs();
+            assert!(d <= 1e-6 + 1e-5 * num.abs().max(g[i].abs()), "{name}[{i}]: analytic {} vs numeric {num}", g[i]);
+            checked += 1;
+        }
+    }
+    assert!(grads.iter().any(|(n, _)| n.contains("crossattention")) && grads.iter().any(|(n, _)| n == "enc_to_dec_proj.weight"));
+    assert!(checked > 300, "{checked}");
+}
