@@ -181,7 +181,7 @@ fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout()
             let sh = AttnShape::selfish(b, t, nh);
             let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), Some(head.view()), dmask);
             let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, Some(head.view()), &cache);
-            let d = AttnDims { b, t, nh, hd };
+            let d = AttnDims::selfish(b, t, nh, hd);
             let bufs: Vec<wgpu::Buffer> = [&q, &k, &vv, &dctx].iter().map(|a| up2(a)).collect();
             let (mb, hb) = (up2(&mask), up(head.as_slice().unwrap()));
             let big = b * nh * t * t;
@@ -498,4 +498,86 @@ fn a_buffer_larger_than_the_adapter_allows_is_a_clear_error() {
     let too_many = (c.limits.max_buffer_size / 4 + 1) as usize;
     let e = c.buffer("huge", too_many).unwrap_err().to_string();
     assert!(e.contains("more than this GPU allows") && e.contains("CPU path"), "{e}");
+}
+
+/// A decoder's attention on the GPU against its CPU twin: causal self-attention (keys after the
+/// query masked, a padded key too) and cross-attention with another key length (T queries on TK
+/// encoder keys, the encoder's padding masked), with and without dropout, on odd shapes.
+#[test]
+fn causal_and_cross_attention_match_cpu() {
+    let _one_at_a_time = serial();
+    for &(b, t, tk, nh, hd, causal) in &[
+        (2, 7, 7, 3, 5, true),
+        (1, 1, 1, 2, 4, true),
+        (2, 65, 65, 2, 8, true),
+        (2, 7, 13, 3, 5, false),
+        (1, 1, 9, 2, 4, false),
+        (2, 33, 5, 2, 8, false),
+    ] {
+        let h = nh * hd;
+        let (q, k, vv, dctx) = (rand2(b * t, h, 31), rand2(b * tk, h, 32), rand2(b * tk, h, 33), rand2(b * t, h, 34));
+        let mut mask = Array2::<f32>::ones((b, tk));
+        if tk > 2 {
+            mask[[b - 1, tk - 1]] = 0.0;
+        }
+        let head = Array1::<f32>::ones(nh);
+        for drop in [None, Some(AttnDropout { p: 0.2, seed: 5 })] {
+            let dmask = drop.map(|d| {
+                Array4::from_shape_fn((b, nh, t, tk), |(bi, hi, i, j)| {
+                    keep_factor(d.seed, ((((bi * nh + hi) * t + i) * tk) + j) as u32, d.p)
+                })
+            });
+            let sh = AttnShape { b, t, nh, tk, causal };
+            let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), None, dmask);
+            let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, None, &cache);
+            let d = AttnDims { b, t, nh, hd, tk, causal };
+            let bufs: Vec<wgpu::Buffer> = [&q, &k, &vv, &dctx].iter().map(|a| up2(a)).collect();
+            let (mb, hb) = (up2(&mask), up(head.as_slice().unwrap()));
+            let big = b * nh * t * tk;
+            let mk = |l| ctx().buffer(l, big).unwrap();
+            let (scores, probs, pw, dp, ds) = (mk("scores"), mk("probs"), mk("pw"), mk("dp"), mk("ds"));
+            let (cx, dqb) = (ctx().buffer("ctx", b * t * h).unwrap(), ctx().buffer("dq", b * t * h).unwrap());
+            let (dkb, dvb) = (ctx().buffer("dk", b * tk * h).unwrap(), ctx().buffer("dv", b * tk * h).unwrap());
+            let weighted = drop.is_some();
+            let mut rec = ctx().recorder();
+            let (qv, kv, vv_, dcv) = (v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&bufs[3]));
+            gattn::attention_forward(&mut rec, &d, qv, kv, vv_, v(&mb), v(&hb), drop, weighted, v(&scores), v(&probs), v(&pw), v(&cx))
+                .unwrap();
+            gattn::attention_backward(
+                &mut rec,
+                &d,
+                dcv,
+                qv,
+                kv,
+                vv_,
+                v(&probs),
+                v(&pw),
+                v(&hb),
+                drop,
+                weighted,
+                v(&dp),
+                v(&ds),
+                v(&dqb),
+                v(&dkb),
+                v(&dvb),
+            )
+            .unwrap();
+            let hs = [rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
+            let r = rec.finish_blocking().unwrap();
+            let tag = format!("b{b} t{t} tk{tk} nh{nh} hd{hd} causal {causal} drop {}", drop.is_some());
+            let pg = r.get(hs[0]);
+            let worst = pg.iter().zip(cache.probs.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+            assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}");
+            if causal {
+                for (idx, &p) in pg.iter().enumerate() {
+                    let (i, j) = ((idx / tk) % t, idx % tk);
+                    assert!(j <= i || p == 0.0, "{tag}: weight {p} above the diagonal at ({i}, {j})");
+                }
+            }
+            close(&format!("ctx {tag}"), r.get(hs[1]), ctx_cpu.as_slice().unwrap(), 1e-4);
+            close(&format!("dq {tag}"), r.get(hs[2]), dq.as_slice().unwrap(), 1e-4);
+            close(&format!("dk {tag}"), r.get(hs[3]), dk.as_slice().unwrap(), 1e-4);
+            close(&format!("dv {tag}"), r.get(hs[4]), dv.as_slice().unwrap(), 1e-4);
+        }
+    }
 }

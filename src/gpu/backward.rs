@@ -233,7 +233,7 @@ pub fn record_backward(
         }
     }
 
-    let dims = AttnDims { b, t, nh, hd: h / nh };
+    let dims = AttnDims { causal: cfg.is_decoder, ..AttnDims::selfish(b, t, nh, h / nh) };
     let mut dx = dx;
     for l in (0..cfg.num_hidden_layers).rev() {
         let lt = &tr.layers[l];

@@ -206,7 +206,7 @@ pub fn record_forward(
 
     let mut hidden = vec![x0];
     let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
-    let dims = AttnDims { b, t, nh, hd: h / nh };
+    let dims = AttnDims { causal: cfg.is_decoder, ..AttnDims::selfish(b, t, nh, h / nh) };
     let act: Act = cfg.activation().into();
     for l in 0..cfg.num_hidden_layers {
         let ls = &ps.layers[l];

@@ -1,6 +1,7 @@
 //! Launcher of `shaders/attention.wgsl` (masked softmax and its backward), and scaled dot-product
-//! attention built from it and the batched matmul: Q, K, V, context are (B*T, H) with head h in
-//! columns h*HD..(h+1)*HD; scores and probabilities are (B, NH, T, T).
+//! attention built from it and the batched matmul: Q and context are (B*T, H), K and V (B*TK, H),
+//! head h in columns h*HD..(h+1)*HD; scores and probabilities are (B, NH, T, TK). TK = T for
+//! self-attention (causal in a decoder), the encoder's length for cross-attention.
 
 use crate::error::Result;
 use crate::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
@@ -11,26 +12,43 @@ use crate::gpu::recorder::{Recorder, View};
 #[derive(Clone, Copy, Debug)]
 pub struct AttnDims {
     pub b: usize,
+    /// Queries per sequence.
     pub t: usize,
     pub nh: usize,
     pub hd: usize,
+    /// Keys per sequence.
+    pub tk: usize,
+    /// Mask keys after the query (a decoder's self-attention).
+    pub causal: bool,
 }
 
 impl AttnDims {
+    /// Self-attention over T tokens.
+    pub fn selfish(b: usize, t: usize, nh: usize, hd: usize) -> Self {
+        AttnDims { b, t, nh, hd, tk: t, causal: false }
+    }
     fn h(&self) -> usize {
         self.nh * self.hd
     }
-    /// Head h of sequence b inside a (B*T, H) matrix, as an operand; transposed = (HD, T).
-    fn head<'a>(&self, v: View<'a>, transposed: bool) -> Operand<'a> {
-        let (h, t, hd) = (self.h(), self.t, self.hd);
+    /// Head h of sequence b inside a (B*rows, H) matrix, as an operand; transposed = (HD, rows).
+    fn head_of<'a>(&self, v: View<'a>, rows: usize, transposed: bool) -> Operand<'a> {
+        let (h, hd) = (self.h(), self.hd);
         let o = if transposed { Operand::transposed(v, h) } else { Operand::rows(v, h) };
-        o.batch(t * h, hd)
+        o.batch(rows * h, hd)
     }
-    /// (B, NH, T, T) blocks; transposed = P^T per block.
+    /// A query-side (Q, context) head: (T, HD).
+    fn head<'a>(&self, v: View<'a>, transposed: bool) -> Operand<'a> {
+        self.head_of(v, self.t, transposed)
+    }
+    /// A key-side (K, V) head: (TK, HD).
+    fn key<'a>(&self, v: View<'a>, transposed: bool) -> Operand<'a> {
+        self.head_of(v, self.tk, transposed)
+    }
+    /// (B, NH, T, TK) blocks; transposed = P^T (TK, T) per block.
     fn block<'a>(&self, v: View<'a>, transposed: bool) -> Operand<'a> {
-        let t = self.t;
-        let o = if transposed { Operand::transposed(v, t) } else { Operand::rows(v, t) };
-        o.batch(self.nh * t * t, t * t)
+        let (t, tk) = (self.t, self.tk);
+        let o = if transposed { Operand::transposed(v, tk) } else { Operand::rows(v, tk) };
+        o.batch(self.nh * t * tk, t * tk)
     }
     fn shape(&self, m: usize, n: usize, k: usize, alpha: f32) -> Shape {
         Shape { m, n, k, batch: (self.b, self.nh), alpha, accumulate: false }
@@ -58,17 +76,19 @@ struct Params {
     seed: u32,
     drop_p: f32,
     scale: f32,
-    _pad: u32,
+    tk: u32,
 }
 
-/// `flags`: P' (head mask and/or dropout applied) is written; dropout is on.
+/// `flags`: P' (head mask and/or dropout applied) is written; dropout is on; keys after the query
+/// are masked.
 const WEIGHTED: u32 = 1;
 const DROPOUT: u32 = 2;
+const CAUSAL: u32 = 4;
 
 fn softmax_params(d: &AttnDims, weighted: bool, drop: Option<AttnDropout>) -> Params {
-    let flags = if weighted { WEIGHTED } else { 0 } | if drop.is_some() { DROPOUT } else { 0 };
+    let flags = if weighted { WEIGHTED } else { 0 } | if drop.is_some() { DROPOUT } else { 0 } | if d.causal { CAUSAL } else { 0 };
     let (seed, drop_p) = drop.map(|x| (x.seed, x.p)).unwrap_or((0, 0.0));
-    Params { b: d.b as u32, nh: d.nh as u32, t: d.t as u32, flags, seed, drop_p, scale: d.scale(), _pad: 0 }
+    Params { b: d.b as u32, nh: d.nh as u32, t: d.t as u32, flags, seed, drop_p, scale: d.scale(), tk: d.tk as u32 }
 }
 
 /// Whether P' = P * head mask * dropout differs from P (and so needs its own buffer).
@@ -94,8 +114,8 @@ pub fn attention_forward(
     pw: View<'_>,
     ctx: View<'_>,
 ) -> Result<()> {
-    let t = d.t;
-    matmul(rec, d.head(q, false), d.head(k, true), None, d.block(scores, false), d.shape(t, t, d.hd, d.scale()), Kernel::Auto)?;
+    let (t, tk) = (d.t, d.tk);
+    matmul(rec, d.head(q, false), d.key(k, true), None, d.block(scores, false), d.shape(t, tk, d.hd, d.scale()), Kernel::Auto)?;
     let rows = d.b * d.nh * t;
     let params = softmax_params(d, weighted, drop);
     let z = if weighted { Some(pw) } else { None };
@@ -109,10 +129,10 @@ pub fn attention_forward(
         grid1d(rec, rows, WG1),
     )?;
     let pv = if weighted { pw } else { probs };
-    matmul(rec, d.block(pv, false), d.head(v, false), None, d.head(ctx, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)
+    matmul(rec, d.block(pv, false), d.key(v, false), None, d.head(ctx, false), d.shape(t, d.hd, tk, 1.0), Kernel::Auto)
 }
 
-/// Backward: from dctx to dq, dk, dv (each overwritten). `dp` and `ds` are (B, NH, T, T) scratch.
+/// Backward: from dctx to dq, dk, dv (each overwritten). `dp` and `ds` are (B, NH, T, TK) scratch.
 #[allow(clippy::too_many_arguments)]
 pub fn attention_backward(
     rec: &mut Recorder<'_>,
@@ -132,11 +152,11 @@ pub fn attention_backward(
     dk: View<'_>,
     dv: View<'_>,
 ) -> Result<()> {
-    let t = d.t;
+    let (t, tk) = (d.t, d.tk);
     // ctx = P' V: dV = P'^T dctx, dP' = dctx V^T
     let pv = if weighted { pw } else { probs };
-    matmul(rec, d.block(pv, true), d.head(dctx, false), None, d.head(dv, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)?;
-    matmul(rec, d.head(dctx, false), d.head(v, true), None, d.block(dp, false), d.shape(t, t, d.hd, 1.0), Kernel::Auto)?;
+    matmul(rec, d.block(pv, true), d.head(dctx, false), None, d.key(dv, false), d.shape(tk, d.hd, t, 1.0), Kernel::Auto)?;
+    matmul(rec, d.head(dctx, false), d.key(v, true), None, d.block(dp, false), d.shape(t, tk, d.hd, 1.0), Kernel::Auto)?;
     let params = softmax_params(d, weighted, drop);
     let rows = d.b * d.nh * t;
     rec.dispatch(
@@ -149,6 +169,6 @@ pub fn attention_backward(
         grid1d(rec, rows, WG1),
     )?;
     // scores = scale Q K^T (scale already in dS): dQ = dS K, dK = dS^T Q
-    matmul(rec, d.block(ds, false), d.head(k, false), None, d.head(dq, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)?;
-    matmul(rec, d.block(ds, true), d.head(q, false), None, d.head(dk, false), d.shape(t, d.hd, t, 1.0), Kernel::Auto)
+    matmul(rec, d.block(ds, false), d.key(k, false), None, d.head(dq, false), d.shape(t, d.hd, tk, 1.0), Kernel::Auto)?;
+    matmul(rec, d.block(ds, true), d.head(q, false), None, d.key(dk, false), d.shape(tk, d.hd, t, 1.0), Kernel::Auto)
 }
