@@ -11,8 +11,9 @@ use crate::cpu::embedding::embedding_backward;
 use crate::cpu::layernorm::layernorm_backward;
 use crate::cpu::linear::linear_backward;
 use crate::error::{BertError, Result};
-use crate::model::forward::{forward, Batch, CrossTrace, EncoderStates, ForwardOptions, ForwardTrace, MlmRows};
-use crate::model::params::{BertParams, CrossAttention};
+use crate::model::cross::cross_backward;
+use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
+use crate::model::params::BertParams;
 use crate::real::Real;
 use ndarray::{Array2, ArrayView2};
 
@@ -375,47 +376,4 @@ pub fn backward_full<T: Real>(
 
     let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
     Ok(BackwardOut { loss: LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum, d_encoder })
-}
-
-/// The backward of a decoder layer's cross-attention block (`forward::cross_forward`): from the
-/// gradient of its output (N, H) to the gradient of its input `x` (the self-attention block's
-/// output), adding the encoder states' gradient (B*S, H) to `d_enc`.
-#[allow(clippy::too_many_arguments)]
-fn cross_backward<T: Real>(
-    c: &CrossAttention<T>,
-    ct: &CrossTrace<T>,
-    gc: &mut CrossAttention<T>,
-    cfg: &BertConfig,
-    enc: &EncoderStates<T>,
-    x: ArrayView2<T>,
-    d_out: Array2<T>,
-    b: usize,
-    t: usize,
-    mut d_enc: ndarray::ArrayViewMut2<T>,
-) -> Array2<T> {
-    // ln_out = LN(res), res = dense + x
-    let d_res = layernorm_backward(
-        d_out.view(),
-        ct.res.view(),
-        ct.ln_mean.view(),
-        ct.ln_rstd.view(),
-        c.ln.gamma.view(),
-        gc.ln.gamma.view_mut(),
-        gc.ln.beta.view_mut(),
-    );
-    let mut dx = d_res.clone();
-    // dense = dropout(context W_O^T + b_O)
-    let mut d_dense = d_res;
-    if let Some(m) = &ct.drop {
-        d_dense *= m;
-    }
-    let d_context =
-        linear_backward(d_dense.view(), ct.context.view(), c.out.weight.view(), gc.out.weight.view_mut(), Some(gc.out.bias.view_mut()));
-    let sh = AttnShape { b, t, nh: cfg.num_attention_heads, tk: enc.mask.ncols(), causal: false };
-    let (dq, dk, dv) = attention_backward(d_context.view(), ct.q.view(), ct.k.view(), ct.v.view(), &sh, None, &ct.attn);
-    dx += &linear_backward(dq.view(), x, c.query.weight.view(), gc.query.weight.view_mut(), Some(gc.query.bias.view_mut()));
-    let e = enc.hidden.view();
-    d_enc += &linear_backward(dk.view(), e, c.key.weight.view(), gc.key.weight.view_mut(), Some(gc.key.bias.view_mut()));
-    d_enc += &linear_backward(dv.view(), e, c.value.weight.view(), gc.value.weight.view_mut(), Some(gc.value.bias.view_mut()));
-    dx
 }

@@ -11,7 +11,8 @@ use crate::cpu::layernorm::layernorm_forward;
 use crate::cpu::linear::linear_forward;
 use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
-use crate::model::params::{BertParams, CrossAttention};
+use crate::model::cross::cross_forward;
+use crate::model::params::BertParams;
 use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array1, Array2, ArrayView2};
@@ -208,7 +209,7 @@ impl<T: Real> ForwardTrace<T> {
     }
 }
 
-fn apply_dropout<T: Real>(x: &mut Array2<T>, p: f64, rng: &mut Option<Rng>) -> Option<Array2<T>> {
+pub(crate) fn apply_dropout<T: Real>(x: &mut Array2<T>, p: f64, rng: &mut Option<Rng>) -> Option<Array2<T>> {
     let rng = rng.as_mut()?;
     if p == 0.0 {
         return None;
@@ -363,43 +364,6 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
 
     let encoder = opts.encoder.clone().filter(|_| p.layers.iter().any(|l| l.cross.is_some()));
     Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: opts.head_mask.clone(), encoder })
-}
-
-/// Cross-attention of a decoder layer: Q from `x` (N, H), K and V from the encoder's states,
-/// the encoder's padding masked; dense, dropout, residual on `x`, LayerNorm.
-fn cross_forward<T: Real>(
-    c: &CrossAttention<T>,
-    cfg: &BertConfig,
-    enc: &EncoderStates<T>,
-    x: ArrayView2<T>,
-    b: usize,
-    t: usize,
-    rng: &mut Option<Rng>,
-) -> Result<CrossTrace<T>> {
-    let (s, h) = (enc.mask.ncols(), cfg.hidden_size);
-    if enc.mask.nrows() != b || enc.hidden.dim() != (b * s, h) {
-        return Err(BertError::Input(format!(
-            "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
-            b * s,
-            enc.hidden.dim(),
-            enc.mask.dim()
-        )));
-    }
-    let q = linear_forward(x, c.query.weight.view(), Some(c.query.bias.view()));
-    let k = linear_forward(enc.hidden.view(), c.key.weight.view(), Some(c.key.bias.view()));
-    let v = linear_forward(enc.hidden.view(), c.value.weight.view(), Some(c.value.bias.view()));
-    let nh = cfg.num_attention_heads;
-    let attn_drop = match rng.as_mut() {
-        Some(r) if cfg.attention_probs_dropout_prob > 0.0 => Some(dropout_mask((b, nh, t, s), cfg.attention_probs_dropout_prob, r)),
-        _ => None,
-    };
-    let sh = AttnShape { b, t, nh, tk: s, causal: false };
-    let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &sh, enc.mask.view(), None, attn_drop);
-    let mut dense = linear_forward(context.view(), c.out.weight.view(), Some(c.out.bias.view()));
-    let drop = apply_dropout(&mut dense, cfg.hidden_dropout_prob, rng);
-    let res = &dense + &x;
-    let (ln_out, ln_mean, ln_rstd) = layernorm_forward(res.view(), c.ln.gamma.view(), c.ln.beta.view(), cfg.layer_norm_eps);
-    Ok(CrossTrace { q, k, v, attn, context, dense, drop, res, ln_mean, ln_rstd, ln_out })
 }
 
 fn mlm_forward<T: Real>(

@@ -3,6 +3,7 @@
 
 pub mod adamw;
 pub mod backward;
+pub mod cross;
 pub mod forward;
 pub mod params;
 pub mod task;
