@@ -16,92 +16,13 @@ use crate::cpu::position::sinusoidal_table;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, ForwardOptions, MlmRows};
 use crate::model::task::head_dropout;
-use ndarray::Array2;
 
-pub struct GpuLayerTrace {
-    pub q: wgpu::Buffer,      // (N, H)
-    pub k: wgpu::Buffer,      // (N, H)
-    pub v: wgpu::Buffer,      // (N, H)
-    pub scores: wgpu::Buffer, // (B, NH, T, T) scaled, before the mask
-    pub probs: wgpu::Buffer,  // (B, NH, T, T)
-    pub pw: wgpu::Buffer,     // (B, NH, T, T) P * head mask * dropout (when weighted)
-    pub weighted: bool,
-    pub head: wgpu::Buffer,       // (NH) head-mask factors
-    pub context: wgpu::Buffer,    // (N, H)
-    pub attn_dense: wgpu::Buffer, // (N, H) after dropout
-    pub attn_res: wgpu::Buffer,   // (N, H)
-    pub attn_ln_mean: wgpu::Buffer,
-    pub attn_ln_rstd: wgpu::Buffer,
-    pub attn_ln_out: wgpu::Buffer, // (N, H)
-    pub ffn_pre: wgpu::Buffer,     // (N, I)
-    pub ffn_act: wgpu::Buffer,     // (N, I)
-    pub ffn_out: wgpu::Buffer,     // (N, H) after dropout
-    pub out_res: wgpu::Buffer,     // (N, H)
-    pub out_ln_mean: wgpu::Buffer,
-    pub out_ln_rstd: wgpu::Buffer,
-}
-
-pub struct GpuMlmTrace {
-    pub rows: Vec<usize>,
-    pub x: wgpu::Buffer,   // (M, H) gathered last hidden rows
-    pub pre: wgpu::Buffer, // (M, H)
-    pub act: wgpu::Buffer, // (M, H)
-    pub ln_mean: wgpu::Buffer,
-    pub ln_rstd: wgpu::Buffer,
-    pub ln_out: wgpu::Buffer, // (M, H)
-    pub logits: wgpu::Buffer, // (M, V)
-}
-
-pub struct GpuPoolTrace {
-    pub cls: wgpu::Buffer,                // (B, H)
-    pub pooled: wgpu::Buffer,             // (B, H)
-    pub nsp_logits: Option<wgpu::Buffer>, // (B, 2)
-    /// The activation after the dense layer (`pooler_act`).
-    pub act: Act,
-}
-
-/// A fine-tuning head's input (after dropout) and logits: (B, L) / (N, L) / (N, 2).
-pub struct GpuTaskTrace {
-    pub kind: TaskKind,
-    pub rows: usize,
-    pub input: wgpu::Buffer,
-    pub logits: wgpu::Buffer,
-}
-
-pub struct GpuTrace {
-    pub b: usize,
-    pub t: usize,
-    pub mask: wgpu::Buffer,         // (B, T)
-    pub word: Option<wgpu::Buffer>, // (N, H) separate parts, only when asked for
-    pub position: wgpu::Buffer,     // (T, H) the position rows used
-    pub token_type: Option<wgpu::Buffer>,
-    pub sum: wgpu::Buffer, // (N, H)
-    pub ln_mean: wgpu::Buffer,
-    pub ln_rstd: wgpu::Buffer,
-    /// L+1 hidden states (N, H), as HF `hidden_states`.
-    pub hidden: Vec<wgpu::Buffer>,
-    pub layers: Vec<GpuLayerTrace>,
-    pub mlm: Option<GpuMlmTrace>,
-    pub pool: Option<GpuPoolTrace>,
-    pub task: Option<GpuTaskTrace>,
-    pub head_mask: Option<Array2<f32>>,
-    /// Dropout seeds per site when dropout is on (the backward regenerates the masks).
-    pub dropout_seed: Option<u32>,
-}
+pub use super::trace::{GpuLayerTrace, GpuMlmTrace, GpuPoolTrace, GpuTaskTrace, GpuTrace};
 
 /// Dropout sites: 0 embeddings, then per layer 1 + 3l attention probs, 2 + 3l attention output,
 /// 3 + 3l FFN output, then 1 + 3L a task head's input. Each gets its own stream of the counter hash.
 pub fn site_seed(seed: u32, site: usize) -> u32 {
     seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
-}
-
-/// The kernel's code for the pooler slot's activation (tanh; DistilBERT's pre_classifier: ReLU,
-/// whose backward from the output is the same as from the input).
-pub fn pooler_act(cfg: &crate::config::BertConfig) -> Act {
-    match cfg.pooler_activation() {
-        crate::config::PoolerActivation::Tanh => Act::Tanh,
-        crate::config::PoolerActivation::Relu => Act::Relu,
-    }
 }
 
 /// Records the forward of `batch` into `rec`. With `keep_parts`, the word and token-type parts of
@@ -362,7 +283,7 @@ pub fn record_forward(
         let pre = buf("pool_pre", b * h)?;
         linear(rec, View::whole(&cls), w(pl.weight), Some(w(pl.bias)), View::whole(&pre), b, h, h)?;
         let pooled = buf("pooled", b * h)?;
-        act_forward(rec, pooler_act(cfg), View::whole(&pre), View::whole(&pooled), b * h)?;
+        act_forward(rec, cfg.pooler_activation().into(), View::whole(&pre), View::whole(&pooled), b * h)?;
         let nsp_logits = if let Some(ns) = &ps.nsp {
             let nl = buf("nsp_logits", b * 2)?;
             linear(rec, View::whole(&pooled), w(ns.weight), Some(w(ns.bias)), View::whole(&nl), b, h, 2)?;
@@ -370,7 +291,7 @@ pub fn record_forward(
         } else {
             None
         };
-        Some(GpuPoolTrace { cls, pooled, nsp_logits, act: pooler_act(cfg) })
+        Some(GpuPoolTrace { cls, pooled, nsp_logits, act: cfg.pooler_activation().into() })
     } else {
         None
     };

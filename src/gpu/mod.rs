@@ -15,5 +15,6 @@ pub use recorder::{ReadHandle, Readback, Recorder, View};
 pub mod backward;
 pub mod forward;
 pub mod model;
+pub mod trace;
 pub mod trace_read;
 pub mod train;

@@ -1,6 +1,6 @@
 //! Launcher of `shaders/elementwise.wgsl`: activations, their backward, residual adds, dropout.
 
-use crate::config::Activation;
+use crate::config::{Activation, PoolerActivation};
 use crate::error::Result;
 use crate::gpu::kernels::{grid1d, WG1};
 use crate::gpu::pipeline::Family;
@@ -31,6 +31,17 @@ impl From<Activation> for Act {
             Activation::Gelu => Act::Gelu,
             Activation::GeluNew => Act::GeluNew,
             Activation::Relu => Act::Relu,
+        }
+    }
+}
+
+/// The pooler slot's activation: tanh, or ReLU for DistilBERT's pre_classifier (whose backward
+/// from the output is the same as from the input).
+impl From<PoolerActivation> for Act {
+    fn from(a: PoolerActivation) -> Self {
+        match a {
+            PoolerActivation::Tanh => Act::Tanh,
+            PoolerActivation::Relu => Act::Relu,
         }
     }
 }
