@@ -3,11 +3,13 @@
 //! to the encoder's output). Both halves are `BertParams` run by the one forward and backward
 //! (`model::forward` / `model::backward`: `is_decoder` makes self-attention causal,
 //! `add_cross_attention` adds each layer's `crossattention`); this module holds the pair, its config
-//! and file names, the loss of teacher-forced targets (`forward.rs`) and decoding (`generate.rs`).
+//! and file names, the loss of teacher-forced targets (`forward.rs`) and decoding (`generate.rs`;
+//! one step at a time, for the page, in `stepper.rs`).
 
 pub mod forward;
 pub mod generate;
 pub mod inspect;
+pub mod stepper;
 pub mod train;
 
 use crate::bundle::ModelFiles;

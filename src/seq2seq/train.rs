@@ -123,6 +123,11 @@ impl Seq2SeqTrainer {
         Ok(Seq2SeqTrainer { model, examples, m, v, step: 0, schedule, rng: Rng::new(opts.seed), opts })
     }
 
+    /// Steps taken.
+    pub fn step_count(&self) -> usize {
+        self.step
+    }
+
     /// One AdamW step on a random batch.
     pub fn step(&mut self) -> Result<StepLog> {
         let picks: Vec<usize> = (0..self.opts.batch).map(|_| self.rng.below(self.examples.len())).collect();
