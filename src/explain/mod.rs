@@ -1,5 +1,6 @@
 //! What the explainer shows, as pure functions of a loaded model and an input: the snapshot of one
-//! forward pass, and the colour scale its heatmaps use. No browser code here (tested natively).
+//! forward pass, and the colour scale its heatmaps use; training, fine-tuning and translation runs as
+//! plain data. No browser code here (tested natively).
 
 pub mod anatomy;
 pub mod anatomy_tables;
@@ -7,6 +8,7 @@ pub mod anatomy_view;
 pub mod attention_views;
 pub mod chart;
 pub mod colormap;
+pub mod decode;
 pub mod diverging;
 pub mod embeddings;
 pub mod ffn_detail;
@@ -17,6 +19,7 @@ pub mod heatmap_svg;
 pub mod layer_summary;
 pub mod snapshot;
 pub mod training;
+pub mod translate;
 pub mod why;
 
 pub use snapshot::{build, ModelInfo, Request, Snapshot};

@@ -6,6 +6,7 @@
 pub mod model_files;
 pub mod protocol;
 pub mod session;
+pub mod translate_session;
 pub mod tune_session;
 
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
