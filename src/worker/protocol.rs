@@ -1,10 +1,12 @@
 //! The messages between the page (UI thread) and the engine's Web Worker. Plain serde types: the
 //! worker encodes them with bincode, so no `skip_serializing_if` here.
 
+use crate::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
 use crate::explain::embeddings::PositionView;
 use crate::explain::finetune::{TuneBatch, TuneProbe, TuneScores, TuneSetup, TuneStep};
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
+use crate::explain::translate::{Seq2SeqInfo, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +23,8 @@ pub enum ToEngine {
     Train(TrainCmd),
     /// Fine-tuning in the page.
     Tune(TuneCmd),
+    /// An encoder-decoder trained and decoding in the page (the Translate tab).
+    Translate(TranslateCmd),
     /// Which backend runs the explainer's forward (the worker answers with `Device`).
     Device(DevicePref),
 }
@@ -105,6 +109,23 @@ pub enum TuneCmd {
     },
 }
 
+/// What the Translate tab asks of the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TranslateCmd {
+    /// Run steps until paused or done; the run (a new model) is prepared from these settings if
+    /// there is none.
+    Start(TranslateSetup),
+    Pause,
+    /// Drop the run and its model.
+    Reset,
+    /// Decode a sentence with the run's model: back to the start, one step, or every step to the
+    /// end (`Decoded` after each slice of steps, or `DecodeFailed`).
+    Decode {
+        req: DecodeRequest,
+        action: DecodeAction,
+    },
+}
+
 /// Worker -> page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromEngine {
@@ -137,6 +158,7 @@ pub enum FromEngine {
     },
     Train(TrainEvent),
     Tune(TuneEvent),
+    Translate(TranslateEvent),
     Device(DeviceStatus),
     /// The attribution asked for by request `seq` ("why this prediction"), after its snapshot.
     Why(Box<crate::explain::why::WhyView>),
@@ -216,6 +238,38 @@ pub enum TuneEvent {
     Probe(Box<TuneProbe>),
     /// The fine-tuned model's files (HF layout) as blob URLs: (name, bytes, URL).
     Saved(Vec<(String, usize, String)>),
+    Failed(String),
+    /// The run was dropped.
+    Reset,
+}
+
+/// Worker -> Translate tab.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TranslateEvent {
+    /// What the worker is doing before the first step (fetching the pairs, learning a vocabulary).
+    Preparing(String),
+    /// The run is set up: its model, the pairs, the held-out score before any step.
+    Ready {
+        info: Seq2SeqInfo,
+        train_pairs: usize,
+        eval_pairs: usize,
+        scores: Box<TranslateScores>,
+        setup_ms: f64,
+    },
+    /// The steps since the last progress message; pairs per second over that window.
+    Progress {
+        points: Vec<TranslatePoint>,
+        step: usize,
+        total: usize,
+        running: bool,
+        pairs_per_s: f64,
+    },
+    /// The held-out exact match (at every evaluation).
+    Scores(Box<TranslateScores>),
+    /// Where decoding is now.
+    Decoded(Box<DecodeView>),
+    /// Decoding could not go on (an empty source, no model yet); the run is untouched.
+    DecodeFailed(String),
     Failed(String),
     /// The run was dropped.
     Reset,

@@ -12,6 +12,7 @@ use crate::explain::training::{CorpusSource, TrainMode};
 use crate::tokenize::BertTokenizer;
 use crate::worker::model_files::PickedFile;
 use crate::worker::session::TrainSession;
+use crate::worker::translate_session::TranslateSession;
 use crate::worker::tune_session::TuneSession;
 
 const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n##s\nsat\non\nmat\ndog\nran\n.\n";
@@ -74,6 +75,22 @@ fn every_message_survives_the_workers_codec() {
     let tune_probe = tune.probe("who sat?", Some("the cat sat on the mat")).unwrap();
     assert!(tune_probe.after.is_some() && !tune_batch.examples.is_empty());
 
+    // a translation run of a few pairs, stepped once, and a beam search step for the decode view
+    let pairs = "{\"source\": \"1 2\", \"target\": \"twelve\"}\n{\"source\": \"3\", \"target\": \"three\"}\n".repeat(3);
+    use crate::explain::decode::{DecodeAction, DecodeRequest};
+    use crate::explain::translate::{TranslateData, TranslateSetup};
+    let tr_setup =
+        TranslateSetup { steps: 2, batch: 2, eval_every: 1, ..TranslateSetup::defaults("custom", TranslateData::Text(pairs.clone())) };
+    let mut tr = TranslateSession::new(&pairs, None, &tr_setup).unwrap();
+    let (tr_point, tr_scores) = tr.step().unwrap();
+    let tr_scores = tr_scores.expect("evaluated every step");
+    let beam = crate::seq2seq::stepper::Method::Beam { k: 2, length_penalty: 1.0 };
+    let decode = DecodeRequest { source: "1 2".into(), method: beam };
+    let tr_view = tr.decode(&decode, DecodeAction::Step).unwrap();
+    assert!(
+        tr_view.beams.is_some() && tr_view.self_attn.iter().any(|a| a.scores.contains(&f32::NEG_INFINITY)) == (tr_view.prefix.len() > 1)
+    );
+
     let to = vec![
         ToEngine::Load { base_url: "http://127.0.0.1/models/default/".into() },
         ToEngine::LoadFiles(vec![
@@ -110,6 +127,21 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Tune(TuneCmd::UseTuned(true)),
         ToEngine::Tune(TuneCmd::Save),
         ToEngine::Tune(TuneCmd::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) }),
+        ToEngine::Translate(TranslateCmd::Start(tr_setup.clone())),
+        ToEngine::Translate(TranslateCmd::Start(TranslateSetup {
+            data: TranslateData::Urls { train: "datasets/numbers/train.jsonl".into(), test: "datasets/numbers/test.jsonl".into() },
+            ..tr_setup.clone()
+        })),
+        ToEngine::Translate(TranslateCmd::Pause),
+        ToEngine::Translate(TranslateCmd::Reset),
+        ToEngine::Translate(TranslateCmd::Decode { req: decode.clone(), action: DecodeAction::RunToEnd }),
+        ToEngine::Translate(TranslateCmd::Decode {
+            req: DecodeRequest {
+                source: "4 5 7".into(),
+                method: crate::seq2seq::stepper::Method::Sample { temperature: 0.8, top_k: 5, seed: 9 },
+            },
+            action: DecodeAction::Restart,
+        }),
     ];
     for m in &to {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -171,6 +203,20 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Tune(TuneEvent::Saved(vec![("config.json".into(), 12, "blob:x".into())])),
         FromEngine::Tune(TuneEvent::Failed("test.jsonl line 3: unknown label `maybe`".into())),
         FromEngine::Tune(TuneEvent::Reset),
+        FromEngine::Translate(TranslateEvent::Preparing("learning a vocabulary…".into())),
+        FromEngine::Translate(TranslateEvent::Ready {
+            info: tr.info(),
+            train_pairs: tr.train_pairs(),
+            eval_pairs: tr.eval_pairs(),
+            scores: Box::new(tr_scores.clone()),
+            setup_ms: 40.0,
+        }),
+        FromEngine::Translate(TranslateEvent::Progress { points: vec![tr_point], step: 1, total: 2, running: false, pairs_per_s: 900.0 }),
+        FromEngine::Translate(TranslateEvent::Scores(Box::new(tr_scores))),
+        FromEngine::Translate(TranslateEvent::Decoded(Box::new(tr_view))),
+        FromEngine::Translate(TranslateEvent::DecodeFailed("type a sentence to translate: the source is empty".into())),
+        FromEngine::Translate(TranslateEvent::Failed("the pasted data, line 3: not a pair".into())),
+        FromEngine::Translate(TranslateEvent::Reset),
         FromEngine::Why(Box::new({
             let w = crate::explain::why::WhyRequest { target: None, method: Some(crate::infer::attribute::Method::Ig), steps: 4 };
             let prep = crate::explain::why::prepare(&bert, &snap, &w).expect("a [MASK] to explain");
@@ -206,9 +252,15 @@ fn every_message_survives_the_workers_codec() {
                 TuneCmd::Save => 15,
                 TuneCmd::Probe { .. } => 16,
             },
+            ToEngine::Translate(c) => match c {
+                TranslateCmd::Start(_) => 17,
+                TranslateCmd::Pause => 18,
+                TranslateCmd::Reset => 19,
+                TranslateCmd::Decode { .. } => 20,
+            },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 17, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 21, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -244,7 +296,17 @@ fn every_message_survives_the_workers_codec() {
                 TuneEvent::Failed(_) => 24,
                 TuneEvent::Reset => 25,
             },
+            FromEngine::Translate(e) => match e {
+                TranslateEvent::Preparing(_) => 28,
+                TranslateEvent::Ready { .. } => 29,
+                TranslateEvent::Progress { .. } => 30,
+                TranslateEvent::Scores(_) => 31,
+                TranslateEvent::Decoded(_) => 32,
+                TranslateEvent::DecodeFailed(_) => 33,
+                TranslateEvent::Failed(_) => 34,
+                TranslateEvent::Reset => 35,
+            },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 28, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 36, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

@@ -79,7 +79,7 @@ impl AppState {
                     self.compare = Some((seq, Rc::new(predictions)));
                 }
             }
-            FromEngine::Train(_) | FromEngine::Tune(_) => {} // the training and fine-tuning reducers take these
+            FromEngine::Train(_) | FromEngine::Tune(_) | FromEngine::Translate(_) => {} // the training, fine-tuning and translation reducers take these
             FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
             FromEngine::Why(v) => {
                 // an older request's attribution still shows until the newer one comes

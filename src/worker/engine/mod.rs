@@ -2,7 +2,8 @@
 //! progress, answers each request with a snapshot computed through `crate::backend` (the CPU path,
 //! or WebGPU as `device` decides), and trains in slices:
 //! a few steps (about `SLICE_MS`), then back to the event loop, so Pause, Step and explainer
-//! requests are answered while a run goes on.
+//! requests are answered while a run goes on. The Translate tab's encoder-decoder trains and
+//! decodes the same way (`translate.rs`).
 
 use super::device::{loaded_key, run_key, tune_key, Gpu};
 use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
@@ -28,6 +29,7 @@ type Scope = ReactorScope<ToEngine, FromEngine>;
 mod load;
 use load::load;
 mod train;
+mod translate;
 mod tune;
 
 /// Training runs this long (at least one step) before the worker reads its messages again.
@@ -46,7 +48,7 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     let mut w = Worker::default();
     loop {
         // While training, take what is waiting without blocking; otherwise wait for a message.
-        let msg = if w.running || w.tuning {
+        let msg = if w.running || w.tuning || w.tr.busy() {
             match scope.next().now_or_never() {
                 Some(Some(m)) => Some(m),
                 Some(None) => break,
@@ -61,7 +63,13 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
         let ok = match msg {
             Some(m) => w.handle(m, &mut scope).await,
             None => {
-                let ok = if w.tuning { w.tune_slice(&mut scope).await } else { w.slice(&mut scope).await };
+                let ok = if w.tuning {
+                    w.tune_slice(&mut scope).await
+                } else if w.tr.busy() {
+                    w.translate_slice(&mut scope).await
+                } else {
+                    w.slice(&mut scope).await
+                };
                 yield_now().await;
                 ok
             }
@@ -111,6 +119,8 @@ struct Worker {
     tune_pending: Vec<TuneStep>,
     tune_window: (f64, usize),
     tune_last_batch: f64,
+    /// The Translate tab: its encoder-decoder run and decoding.
+    tr: translate::Translating,
 }
 
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
@@ -259,6 +269,7 @@ impl Worker {
             }
             ToEngine::Train(cmd) => return self.train(cmd, scope).await,
             ToEngine::Tune(cmd) => return self.tune(cmd, scope).await,
+            ToEngine::Translate(cmd) => return self.translate(cmd, scope).await,
             ToEngine::Device(pref) => {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())

@@ -238,7 +238,7 @@ impl Worker {
 }
 
 /// An error as the page shows it (an input error without its prefix).
-fn message(e: BertError) -> String {
+pub(super) fn message(e: BertError) -> String {
     match e {
         BertError::Input(m) => m,
         e => e.to_string(),
