@@ -504,3 +504,13 @@ fn distilbert_and_roberta_run_on_the_gpu_as_on_the_cpu() {
         compare_grads(name, &gg, &cg);
     }
 }
+
+/// An encoder-decoder's decoder is refused on the GPU with a message (not run without its
+/// cross-attention); its encoder runs there as any BERT.
+#[test]
+fn a_decoder_with_cross_attention_is_refused_on_the_gpu_with_a_message() {
+    let m = bertscope::seq2seq::Seq2Seq::from_dir(Path::new("tests/fixtures/models/enc_dec")).unwrap();
+    let e = GpuModel::upload(ctx(), &m.cfg.decoder, &m.params.decoder).err().expect("refused").to_string();
+    assert!(e.contains("CPU path"), "{e}");
+    assert!(GpuModel::upload(ctx(), &m.cfg.encoder, &m.params.encoder).is_ok());
+}
