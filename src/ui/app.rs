@@ -1,15 +1,16 @@
 //! The page's wiring: `Root` starts the engine's Web Worker (`crate::worker::engine`, a yew-agent
 //! reactor); `App` holds the page's state (the explainer's reducer, `state.rs`; the trainer's,
-//! `train_state.rs`; the fine-tuner's, `tune_state.rs`; the tab and the guided tour), makes the one bridge to the engine and shares it
+//! `train_state.rs`; the fine-tuner's, `tune_state.rs`; the Translate tab's, `translate_state.rs`; the tab and the guided tour), makes the one bridge to the engine and shares it
 //! through a yew context, keeps the URL in step, and lays out the parts in `page/`: the header, the
 //! tab bar, the train tab and the explain tab. The browser calls it makes (URL, tour pointer,
 //! performance marks) are in `browser.rs`.
 
 use super::browser::{location_search, mark, replace_url_soon, WORKER_PATH};
-use super::page::{use_engine_link, use_tour, EngineLink, ExplainTab, Header, Shared, TabBar, TrainTab, TuneTab};
+use super::page::{use_engine_link, use_tour, EngineLink, ExplainTab, Header, Shared, TabBar, TrainTab, TranslateTab, TuneTab};
 use super::state::AppState;
 use super::tour::Tab;
 use super::train_state::TrainView;
+use super::translate_state::TranslateView;
 use super::tune_state::TuneView;
 use super::url::UrlState;
 use crate::worker::engine::Engine;
@@ -30,20 +31,12 @@ fn App() -> Html {
     let state = use_reducer(|| Shared::new(AppState::from_url(&UrlState::parse(&location_search()))));
     let train = use_reducer(|| Shared::new(TrainView::default()));
     let tune = use_reducer(|| Shared::new(TuneView::default()));
-    let tab = use_state(|| {
-        let q = location_search();
-        if q.contains("view=train") {
-            Tab::Train
-        } else if q.contains("view=tune") {
-            Tab::Tune
-        } else {
-            Tab::Explain
-        }
-    });
+    let translate = use_reducer(|| Shared::new(TranslateView::default()));
+    let tab = use_state(|| Tab::from_query(&location_search()));
     let tour = use_tour(tab.clone());
     // a tour step shows its own tab
     let shown = tour.step().map_or(*tab, |s| s.tab);
-    let engine = use_engine_link(&state, train.dispatcher(), tune.dispatcher());
+    let engine = use_engine_link(&state, train.dispatcher(), tune.dispatcher(), translate.dispatcher());
 
     // Keep the URL in step with the state (a moment after the last change).
     {
@@ -69,6 +62,7 @@ fn App() -> Html {
                 <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} tune={tune.dispatcher()} shown={shown == Tab::Train} />
                 <TuneTab view={(*tune).clone()} dispatch={tune.dispatcher()} train={train.dispatcher()} shown={shown == Tab::Tune}
                     trained_available={train.has_run} />
+                <TranslateTab view={(*translate).clone()} dispatch={translate.dispatcher()} shown={shown == Tab::Translate} />
                 <ExplainTab state={(*state).clone()} dispatch={state.dispatcher()} hidden={shown != Tab::Explain} />
                 <footer class="foot">
                     { "bertscope: every number computed in your browser by the same Rust engine the tests check against PyTorch." }

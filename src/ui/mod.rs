@@ -8,6 +8,7 @@ pub mod grid_nav;
 pub mod state;
 pub mod tour;
 pub mod train_state;
+pub mod translate_state;
 pub mod tune_state;
 pub mod url;
 

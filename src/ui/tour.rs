@@ -2,12 +2,26 @@
 //! attention, Q/K/V, multi-head, positions, BERT's inputs, MLM 80/10/10, NSP), each pointing at the
 //! live view it talks about. Pure data and a cursor (tested natively); `components/tour.rs` shows it.
 
-/// The tab a step needs.
+/// The tab a step needs (and the tab on screen).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     Explain,
     Train,
     Tune,
+    Translate,
+}
+
+impl Tab {
+    /// The tab a link opens: `?view=train`, `tune` or `translate` (anything else: the explainer).
+    pub fn from_query(search: &str) -> Self {
+        let view = search.trim_start_matches('?').split('&').find_map(|kv| kv.strip_prefix("view="));
+        match view {
+            Some("train") => Tab::Train,
+            Some("tune") => Tab::Tune,
+            Some("translate") => Tab::Translate,
+            _ => Tab::Explain,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,6 +145,15 @@ mod tests {
         assert_eq!(on_key(t, "Escape").at, None);
         assert_eq!(on_key(Tour::default(), "ArrowRight"), Tour::default(), "keys do nothing while closed");
         assert_eq!(Tour { at: Some(6) }.step().unwrap().tab, Tab::Train);
+    }
+
+    #[test]
+    fn a_link_opens_its_tab() {
+        assert_eq!(Tab::from_query("?view=translate"), Tab::Translate);
+        assert_eq!(Tab::from_query("?text=a&view=tune"), Tab::Tune);
+        assert_eq!(Tab::from_query("view=train"), Tab::Train);
+        assert_eq!(Tab::from_query("?view=trains"), Tab::Explain);
+        assert_eq!(Tab::from_query(""), Tab::Explain);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The page's one matrix picture: a (rows x cols) matrix on a canvas, one pixel per cell in its
-//! colour scale, scaled up by CSS; columns marked dead (padding keys) in grey. It draws only when
+//! colour scale, scaled up by CSS; columns marked dead (padding keys) in grey, and cells marked
+//! masked (a decoder's future tokens) in a lighter grey. It draws only when
 //! its numbers, shape or scale change (`Mat` compares by pointer). The selected cell is outlined;
 //! a click (or hovering, or the arrow keys when focused) selects another (`grid_events.rs`). Every
 //! heatmap of the page is one: the attention thumbnails, the labelled views (`matrix_view.rs`), the
@@ -36,26 +37,33 @@ impl Scale {
     }
 }
 
-/// Grey of a dead column.
+/// Grey of a dead column, and of a masked cell.
 const DEAD: [u8; 3] = [0xbb, 0xbb, 0xbb];
+const MASKED: [u8; 3] = [0xdc, 0xdc, 0xdc];
 
 /// The (rows x cols) picture as RGBA bytes, row-major.
-fn pixels(values: &[f32], cols: usize, scale: Scale, dead: &[bool]) -> Vec<u8> {
+fn pixels(values: &[f32], cols: usize, scale: Scale, dead: &[bool], masked: &[bool]) -> Vec<u8> {
     let colour = scale.colour();
     let mut px = Vec::with_capacity(values.len() * 4);
     for (i, &v) in values.iter().enumerate() {
-        let [r, g, b] = if dead.get(i % cols).copied().unwrap_or(false) { DEAD } else { colour(v) };
+        let [r, g, b] = if dead.get(i % cols).copied().unwrap_or(false) {
+            DEAD
+        } else if masked.get(i).copied().unwrap_or(false) {
+            MASKED
+        } else {
+            colour(v)
+        };
         px.extend_from_slice(&[r, g, b, 255]);
     }
     px
 }
 
 /// Sizes the canvas to cols x rows and puts the picture on it.
-fn draw(c: &HtmlCanvasElement, values: &[f32], (rows, cols): (usize, usize), scale: Scale, dead: &[bool]) -> Option<()> {
+fn draw(c: &HtmlCanvasElement, values: &[f32], (rows, cols): (usize, usize), scale: Scale, dead: &[bool], masked: &[bool]) -> Option<()> {
     if rows == 0 || cols == 0 || values.len() != rows * cols {
         return None;
     }
-    let rgba = pixels(values, cols, scale, dead);
+    let rgba = pixels(values, cols, scale, dead, masked);
     c.set_width(cols as u32);
     c.set_height(rows as u32);
     let ctx: CanvasRenderingContext2d = c.get_context("2d").ok()??.dyn_into().ok()?;
@@ -85,6 +93,9 @@ pub struct Props {
     /// (cols) columns drawn grey (masked padding keys); empty: none.
     #[prop_or_default]
     pub dead: Rc<Vec<bool>>,
+    /// (rows * cols) cells drawn light grey (masked: a causal mask's future); empty: none.
+    #[prop_or_default]
+    pub masked: Rc<Vec<bool>>,
     /// CSS size in pixels; None: the stylesheet sizes the canvas (then it has no wrapper and no
     /// cell marker).
     pub size: Option<(f64, f64)>,
@@ -127,10 +138,10 @@ pub fn MatrixCanvas(p: &Props) -> Html {
     {
         // drawn when the numbers change (a new snapshot, another head), not on every render
         let canvas = canvas.clone();
-        let deps = (p.values.clone(), p.rows, p.cols, p.scale, p.dead.clone());
-        use_effect_with(deps, move |(values, rows, cols, scale, dead)| {
+        let deps = (p.values.clone(), p.rows, p.cols, p.scale, p.dead.clone(), p.masked.clone());
+        use_effect_with(deps, move |(values, rows, cols, scale, dead, masked)| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                draw(&c, &values.0, (*rows, *cols), *scale, dead);
+                draw(&c, &values.0, (*rows, *cols), *scale, dead, masked);
             }
         });
     }

@@ -4,10 +4,11 @@
 //! page asks by itself (load the model once, the backend, a snapshot whenever the input changes) is
 //! sent from here too, at most one explain request in flight (`Coalescer`).
 
-use super::{PageState, TrainDispatch, TuneDispatch};
+use super::{PageState, TrainDispatch, TranslateDispatch, TuneDispatch};
 use crate::ui::browser::absolute;
 use crate::ui::state::{Action, Coalescer};
 use crate::ui::train_state::TrainAction;
+use crate::ui::translate_state::TranslateAction;
 use crate::ui::tune_state::TuneAction;
 use crate::worker::engine::Engine;
 use crate::worker::protocol::{FromEngine, ToEngine, TrainEvent, TuneEvent};
@@ -34,11 +35,11 @@ pub fn use_engine() -> EngineLink {
 }
 
 /// The page's one bridge: the worker's replies go to `state` (the explainer), `train` (the
-/// trainer) and `tune` (the fine-tuner); a reply to an explain request frees the worker for the latest input that waited.
+/// trainer), `tune` (the fine-tuner) and `translate` (the Translate tab); a reply to an explain request frees the worker for the latest input that waited.
 /// Also sends what the state asks for by itself: the model's load (once), the backend, and a
 /// snapshot whenever the input changes.
 #[hook]
-pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispatch) -> EngineLink {
+pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispatch, translate: TranslateDispatch) -> EngineLink {
     let coalescer = use_mut_ref(Coalescer::default);
     let cell: Rc<RefCell<Option<EngineLink>>> = use_mut_ref(|| None);
     let bridge = {
@@ -57,6 +58,7 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispat
                 }
                 tune.dispatch(TuneAction::Event(ev));
             }
+            ReactorEvent::Output(FromEngine::Translate(ev)) => translate.dispatch(TranslateAction::Event(ev)),
             ReactorEvent::Output(msg) => {
                 let done = match &msg {
                     FromEngine::Snapshot(s) => Some(s.seq),

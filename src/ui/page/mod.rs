@@ -1,11 +1,12 @@
 //! The page's parts, as `App` (app.rs) lays them out: the header, the tab bar with the guided tour,
-//! the train tab and the explain tab, and the link to the engine they share through a yew context.
+//! the train, fine-tune, translate and explain tabs, and the link to the engine they share through a yew context.
 
 mod engine_link;
 mod explain_tab;
 mod header;
 mod tabs;
 mod train_tab;
+mod translate_tab;
 mod tune_tab;
 
 pub use engine_link::{use_engine, use_engine_link, EngineLink};
@@ -13,10 +14,12 @@ pub use explain_tab::ExplainTab;
 pub use header::Header;
 pub use tabs::{use_tour, TabBar};
 pub use train_tab::TrainTab;
+pub use translate_tab::TranslateTab;
 pub use tune_tab::TuneTab;
 
 use super::state::AppState;
 use super::train_state::TrainView;
+use super::translate_state::TranslateView;
 use super::tune_state::TuneView;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -86,8 +89,19 @@ impl Reducible for Shared<TuneView> {
     }
 }
 
-/// The explainer's state, the trainer's and the fine-tuner's, as the views hold them.
+impl Reducible for Shared<TranslateView> {
+    type Action = super::translate_state::TranslateAction;
+
+    fn reduce(self: Rc<Self>, action: Self::Action) -> Rc<Self> {
+        let mut next = (*self.0).clone();
+        next.apply(action);
+        Rc::new(Shared::new(next))
+    }
+}
+
+/// The explainer's state, the trainer's, the fine-tuner's and the Translate tab's, as the views hold them.
 pub type PageState = UseReducerHandle<Shared<AppState>>;
 pub type PageDispatch = UseReducerDispatcher<Shared<AppState>>;
 pub type TrainDispatch = UseReducerDispatcher<Shared<TrainView>>;
 pub type TuneDispatch = UseReducerDispatcher<Shared<TuneView>>;
+pub type TranslateDispatch = UseReducerDispatcher<Shared<TranslateView>>;

@@ -1,4 +1,4 @@
-//! The tab bar (explain / train / fine-tune, the note that the explainer uses the trained model, presenter
+//! The tab bar (explain / train / fine-tune / translate, the note that the explainer uses the trained model, presenter
 //! mode, the guided tour's button) with the tour's panel under it, and the tour itself: its keys on
 //! the whole page, and each step showing its tab and pointing at its view (`use_tour`).
 
@@ -101,6 +101,7 @@ pub fn TabBar(p: &Props) -> Html {
                 { tab(Tab::Explain, "Explain a sentence", "tab-explain") }
                 { tab(Tab::Train, "Train a BERT", "tab-train") }
                 { tab(Tab::Tune, "Fine-tune", "tab-tune") }
+                { tab(Tab::Translate, "Translate", "tab-translate") }
                 if p.trained { <span class="trained-note" data-testid="trained-note">{ "The explainer uses the model trained or fine-tuned in this page." }</span> }
                 <button class="presenter-toggle" data-testid="presenter" aria-pressed={p.presenter.to_string()}
                     title="Everything larger, for a projector (kept in the link as ?present=1)" onclick={on_presenter}>

@@ -1,0 +1,164 @@
+// The Translate tab: pasted garbage names its line and the page goes on; an encoder-decoder trained
+// from scratch on numbers until the held-out exact match passes 0.5 (or the loss halves); "4 5 7"
+// decoded with Step until the end token; every cross-attention heatmap (target rows by source
+// columns) and every causal self-attention heatmap read from the page, each weight above the
+// diagonal exactly 0 and its score before the softmax -inf; beam search draws its tree; an empty
+// source is a message and decoding goes on.
+
+export default async (h) => {
+  const { test, newPage, sel, settled, assert, shot, metrics, sleep } = h;
+
+  const phase = (p) => p.getAttribute(sel("translate-status"), "data-phase");
+  const waitPhase = (p, ph, timeout = 60_000) =>
+    p.waitForFunction((ph) => document.querySelector('[data-testid="translate-status"]')?.dataset.phase === ph, ph, { timeout });
+  const series = async (p, id) => {
+    const v = await p.getAttribute(sel(id), "data-values");
+    return v ? v.split(",").map((x) => Number(x.split(":")[1])) : [];
+  };
+  const decodeState = (p) =>
+    p.$eval(sel("decode-status"), (e) => ({ step: Number(e.dataset.step), done: e.dataset.done === "true", answers: Number(e.dataset.answers) }));
+  /** Clicks a decoding button and waits for its first answer (a view or a message). */
+  const press = async (p, id) => {
+    const before = await decodeState(p);
+    await p.click(sel(id));
+    await p.waitForFunction((n) => Number(document.querySelector('[data-testid="decode-status"]').dataset.answers) > n, before.answers, { timeout: 30_000 });
+    return decodeState(p);
+  };
+  const matrices = (p, id) =>
+    p.$$eval(sel(id), (els) =>
+      els.map((e) => ({
+        layer: e.dataset.layer,
+        head: e.dataset.head,
+        rows: Number(e.dataset.rows),
+        cols: Number(e.dataset.cols),
+        values: e.dataset.values.split(",").map(Number),
+        scores: e.dataset.scores.split(",").map(Number),
+      })),
+    );
+
+  await test("translate: numbers from scratch, 4 5 7 step by step, the causal mask and cross-attention read from the page", async () => {
+    const p = await newPage("?view=translate");
+    await settled(p);
+    assert((await p.getAttribute(sel("tab-translate"), "aria-selected")) === "true", "?view=translate opens the tab");
+    assert(/CPU \(WebAssembly\)/.test(await p.textContent(sel("translate-rate"))), "the page says where it runs");
+    assert((await p.$$(sel("decode-step"))).length === 1 && (await p.isDisabled(sel("decode-step"))), "nothing to decode before a model");
+    await shot(p, "40-translate-start");
+
+    // pasted garbage: a message naming the line, no run, the page goes on
+    await p.selectOption(sel("translate-dataset"), "custom");
+    const bad = ['{"source": "1", "target": "one"}', '{"source": "2", "target": "two"}', "three -> drei"].join("\n");
+    await p.locator(sel("translate-data-text")).fill(bad);
+    await p.click(sel("translate-start"));
+    await p.waitForSelector(sel("translate-error"), { timeout: 30_000 });
+    const err = await p.textContent(sel("translate-error"));
+    assert(/line 3/.test(err), `the error names the line: ${err}`);
+    assert((await phase(p)) === "idle", "no run");
+
+    // numbers from scratch until the held-out exact match passes 0.5 or the loss halves
+    await p.selectOption(sel("translate-dataset"), "numbers");
+    const t0 = Date.now();
+    await p.click(sel("translate-start"));
+    await p.waitForSelector(sel("translate-scores"), { timeout: 30_000 });
+    const setup = (Date.now() - t0) / 1000;
+    await waitPhase(p, "running", 30_000);
+    const t1 = Date.now();
+    let reached = null;
+    while (Date.now() - t1 < 90_000) {
+      const loss = await series(p, "translate-loss-chart");
+      const exact = await series(p, "translate-exact-chart");
+      const em = exact.length > 1 ? exact[exact.length - 1] : 0;
+      const halved = loss.length > 10 && loss[loss.length - 1] < loss[0] / 2;
+      if (em > 0.5 || (halved && em > 0)) {
+        reached = { seconds: (Date.now() - t1) / 1000, step: Number(await p.textContent(sel("translate-step"))), loss: [loss[0], loss[loss.length - 1]], exact_match: em };
+        if (em > 0.5) break;
+      }
+      await sleep(250);
+    }
+    await p.click(sel("translate-pause"));
+    await waitPhase(p, "paused");
+    metrics.translate_numbers = { setup_seconds: setup, reached, rate: await p.textContent(sel("translate-rate")) };
+    assert(reached, `the loss halves or the exact match passes 0.5 within 90 s: ${JSON.stringify(metrics.translate_numbers)}`);
+    await shot(p, "41-translate-trained", `section:has(${sel("translate-loss-chart")})`);
+
+    // "4 5 7", one step at a time, until the end token
+    await p.locator(sel("decode-source")).fill("4 5 7");
+    let s = await press(p, "decode-step");
+    for (let i = 0; i < 30 && !s.done; i++) s = await press(p, "decode-step");
+    assert(s.done, `decoding ends: ${JSON.stringify(s)}`);
+    const generated = (await p.textContent(sel("generated"))).trim();
+    metrics.translate_numbers.generated = generated;
+    assert(generated.length > 0, "a translation");
+    assert(await p.isDisabled(sel("decode-step")), "nothing left to step");
+
+    // cross-attention: a heatmap per layer and head, target rows by source columns
+    const cross = await matrices(p, "cross-attention");
+    const layers = Number(await p.getAttribute(sel("causal-mask"), "data-layers"));
+    const heads = Number(await p.getAttribute(sel("causal-mask"), "data-heads"));
+    assert(cross.length === layers * heads && layers * heads > 0, `${cross.length} cross-attention maps for ${layers} x ${heads}`);
+    const seen = new Set(cross.map((m) => `${m.layer}.${m.head}`));
+    assert(seen.size === cross.length && [...seen].every((k) => /^\d+\.\d+$/.test(k)), `data-layer / data-head: ${[...seen]}`);
+    for (const m of cross) assert(m.cols === 5 && m.rows === s.step, `rows = the prefix (${s.step}), columns = [CLS] 4 5 7 [SEP]: ${m.rows} x ${m.cols}`);
+
+    // the causal mask: every weight above the diagonal is exactly 0, its score -inf; rows sum to 1
+    const selfs = await matrices(p, "self-attention");
+    assert(selfs.length === layers * heads, "a causal self-attention map per layer and head");
+    let above = 0;
+    for (const m of selfs) {
+      assert(m.rows === m.cols && m.values.length === m.rows * m.cols, `square: ${m.rows} x ${m.cols}`);
+      for (let i = 0; i < m.rows; i++) {
+        let sum = 0;
+        for (let j = 0; j < m.cols; j++) {
+          const v = m.values[i * m.cols + j];
+          sum += v;
+          if (j > i) {
+            above++;
+            assert(v === 0, `layer ${m.layer} head ${m.head}: weight (${i}, ${j}) above the diagonal is ${v}`);
+            assert(m.scores[i * m.cols + j] === -Infinity, `its score before the softmax is -inf`);
+          }
+        }
+        assert(Math.abs(sum - 1) < 1e-4, `row ${i} sums to ${sum}`);
+      }
+    }
+    assert(above > 0, "there are cells above the diagonal to check");
+    // hovering a masked cell reads out -inf
+    const first = p.locator(sel("self-attention")).first();
+    await first.scrollIntoViewIfNeeded();
+    const box = await first.boundingBox();
+    await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await p.mouse.move(box.x + box.width - 3, box.y + 3, { steps: 4 });
+    const readout = await p.textContent(sel("self-attention-readout"));
+    assert(/−∞/.test(readout) && /exactly 0/.test(readout), `the readout of a future cell: ${readout}`);
+    await shot(p, "42-translate-decoded");
+    await shot(p, "43-translate-causal-mask", `section:has(${sel("causal-mask")})`);
+    await shot(p, "44-translate-cross", `section:has(${sel("cross-attention-grid")})`);
+
+    // beam search: run to the end, the tree
+    await p.check(sel("decode-beam"));
+    s = await press(p, "decode-run");
+    for (let i = 0; i < 40 && !s.done; i++) {
+      await sleep(100);
+      s = await decodeState(p);
+    }
+    assert(s.done, "beam search ends");
+    const nodes = await p.$$eval(`${sel("beam-tree")} .node[data-step]`, (els) => els.map((e) => e.dataset.onPath));
+    assert(nodes.length >= s.step && nodes.filter((x) => x === "true").length === s.step, `the tree and the answer's path: ${nodes}`);
+    metrics.translate_numbers.beam = (await p.textContent(sel("generated"))).trim();
+    await shot(p, "45-translate-beam", `section:has(${sel("beam-tree")})`);
+
+    // an empty source is a message; decoding goes on
+    await p.check(sel("decode-greedy"));
+    await p.locator(sel("decode-source")).fill("");
+    await press(p, "decode-step");
+    const msg = await p.textContent(sel("decode-error"));
+    assert(/empty/.test(msg), `a clear message: ${msg}`);
+    await p.locator(sel("decode-source")).fill("1 0");
+    s = await press(p, "decode-run");
+    for (let i = 0; i < 40 && !s.done; i++) {
+      await sleep(100);
+      s = await decodeState(p);
+    }
+    assert(!(await p.$(sel("decode-error"))) && (await p.textContent(sel("generated"))).trim().length > 0, "decoding goes on");
+    await shot(p, "46-translate-shapes", `section:has(${sel("three-shapes")})`);
+    await p.context().close();
+  });
+};
