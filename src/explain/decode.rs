@@ -259,7 +259,7 @@ pub fn shapes() -> [ShapeGrid; 3] {
         ShapeGrid {
             name: "Decoder-only (GPT)",
             example: "GPT, most chat models",
-            what: "Each token sees only the ones before it (the causal mask), so the model can be trained to predict the next token and then generate, one token at a time.",
+            what: "Each token sees itself and the ones before it, never a later one (the causal mask), so the model can be trained to predict the next token and then generate, one token at a time.",
             rows: words.clone(),
             cols: words,
             sees: causal,

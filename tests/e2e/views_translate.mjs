@@ -120,6 +120,10 @@ export default async (h) => {
       }
     }
     assert(above > 0, "there are cells above the diagonal to check");
+    // the scores before the softmax, as numbers: -inf exactly where the mask is
+    const table = await p.$$eval(`${sel("causal-scores")} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    assert(table.length === s.step, `a row per decoder token: ${table.length}`);
+    table.forEach((row, i) => row.forEach((v, j) => assert((v === "−∞") === (j > i), `score (${i}, ${j}) is ${v}`)));
     // hovering a masked cell reads out -inf
     const first = p.locator(sel("self-attention")).first();
     await first.scrollIntoViewIfNeeded();
@@ -140,8 +144,11 @@ export default async (h) => {
       s = await decodeState(p);
     }
     assert(s.done, "beam search ends");
-    const nodes = await p.$$eval(`${sel("beam-tree")} .node[data-step]`, (els) => els.map((e) => e.dataset.onPath));
-    assert(nodes.length >= s.step && nodes.filter((x) => x === "true").length === s.step, `the tree and the answer's path: ${nodes}`);
+    // the path through the tree spells the answer (which may have finished before the last step)
+    const nodes = await p.$$eval(`${sel("beam-tree")} .node[data-step]`, (els) => els.map((e) => [e.dataset.onPath === "true", e.dataset.token]));
+    const path = nodes.filter((n) => n[0]).map((n) => n[1]);
+    const chips = await p.$$eval(".decode-output .chip", (els) => els.slice(1).map((e) => e.textContent).filter((t) => t !== "?"));
+    assert(nodes.length >= s.step && JSON.stringify(path) === JSON.stringify(chips), `the tree's path ${path} is the answer ${chips}`);
     metrics.translate_numbers.beam = (await p.textContent(sel("generated"))).trim();
     await shot(p, "45-translate-beam", `section:has(${sel("beam-tree")})`);
 

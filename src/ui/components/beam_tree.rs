@@ -10,9 +10,9 @@ pub struct Props {
     pub tree: BeamTree,
 }
 
-const COL: f64 = 124.0;
+const COL: f64 = 160.0;
 const ROW: f64 = 34.0;
-const BOX_W: f64 = 104.0;
+const BOX_W: f64 = 138.0;
 const BOX_H: f64 = 26.0;
 
 #[component]
@@ -61,7 +61,7 @@ pub fn BeamTreeView(p: &Props) -> Html {
     html! {
         <div class="beam-tree" data-testid="beam-tree" data-steps={t.steps.len().to_string()}>
             <p class="hint">{ format!(
-                "Each column is one step; each box a partial translation kept among the best {} (its last token and the sum of its tokens' log-probabilities: closer to 0 is more probable). A line joins a beam to the one it extends. A box ending in the end token is a finished translation, scored by that sum divided by its length. Coloured: the path of the answer so far.", t.k) }</p>
+                "Each column is one step; each box a partial translation kept among the best {} (its last token and the sum of its tokens' log-probabilities: closer to 0 is more probable). A line joins a beam to the one it extends. A box ending in the end token is a finished translation, scored by that sum divided by its length. Dashed: a finished translation. Search stops when no running beam can still beat the finished ones. Coloured: the path of the answer so far.", t.k) }</p>
             <div class="tree-scroll">
                 <svg width={w.to_string()} height={h.to_string()} role="img" aria-label="beam search tree">
                     <g class="node root"><rect x={root.0.to_string()} y={root.1.to_string()} width={BOX_W.to_string()} height={BOX_H.to_string()} rx="5" />

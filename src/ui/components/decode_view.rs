@@ -24,7 +24,7 @@ pub fn NextTokens(p: &NextProps) -> Html {
         let on = chosen == Some(c.id);
         html! {
             <li key={c.id} class={classes!(on.then_some("chosen"))} data-token={c.token.clone()} data-prob={c.prob.to_string()} data-chosen={on.to_string()}>
-                <span class="tok">{ c.token.clone() }</span>
+                <span class="next-tok">{ c.token.clone() }</span>
                 <span class="bar"><span class="fill" style={format!("width: {:.1}%", c.prob * 100.0)} /></span>
                 <span class="num">{ format!("{:.3}", c.prob) }{ if on { " ← chosen" } else { "" } }</span>
             </li>
@@ -60,7 +60,7 @@ fn AttnFigure(p: &FigProps) -> Html {
     let a = &p.map;
     let values = use_memo(p.map.clone(), |m| Mat::new(m.probs.clone()));
     let masked = use_memo(p.map.clone(), |m| Rc::new(m.masked.clone()));
-    let cell = (300 / a.rows.max(a.cols).max(1)).clamp(6, 24);
+    let cell = (360 / a.rows.max(a.cols).max(1)).clamp(6, 30);
     let (w, h) = ((cell * a.cols) as f64, (cell * a.rows) as f64);
     let at = p.selected.filter(|s| s.0 == p.index).map(|s| (s.1, s.2));
     let labels = |class: &'static str, items: &[String], hot: Option<usize>, last: Option<usize>, style: String| {
@@ -93,6 +93,28 @@ fn AttnFigure(p: &FigProps) -> Html {
                     on_select={Callback::from(move |(r, c): (usize, usize)| cb.emit((index, r, c)))} />
             </div>
         </figure>
+    }
+}
+
+/// One head's scores before the softmax as numbers, the masked ones written −∞.
+fn scores_table(m: &AttnMap, tokens: &[String]) -> Html {
+    let head = tokens.iter().enumerate().map(|(j, t)| html! { <th key={j} scope="col">{ t.clone() }</th> });
+    let rows = (0..m.rows).map(|i| {
+        let cells = (0..m.cols).map(|j| {
+            let k = i * m.cols + j;
+            let text = if m.masked[k] { "−∞".to_string() } else { format!("{:.2}", m.scores[k]) };
+            html! { <td key={j} class={classes!(m.masked[k].then_some("masked"))}>{ text }</td> }
+        });
+        html! { <tr key={i}><th scope="row">{ tokens.get(i).cloned().unwrap_or_default() }</th>{ for cells }</tr> }
+    });
+    html! {
+        <div class="scores-wrap">
+            <table class="causal-scores" data-testid="causal-scores">
+                <caption>{ format!("Layer {} head {}: the scores q·k/√d before the softmax, with the mask added (softmax of each row gives the heatmap)", m.layer, m.head) }</caption>
+                <thead><tr><th />{ for head }</tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+        </div>
     }
 }
 
@@ -146,6 +168,10 @@ pub fn DecoderAttention(p: &AttnProps) -> Html {
             <Legend {max} note={AttrValue::from(note)} />
             <div class="attn-figs" style={format!("--heads: {}", d.heads.max(1))}>{ for figs }</div>
             { readout.unwrap_or_else(|| html! { <p class="readout muted">{ "Hover a cell, or focus a matrix and use the arrow keys, to read its numbers." }</p> }) }
+            { if p.cross { html! {} } else {
+                // the picked head's scores (the first head until one is picked)
+                maps.get(selected.map_or(0, |s| s.0)).map(|m| scores_table(m, &rows)).unwrap_or_default()
+            } }
         </div>
     }
 }

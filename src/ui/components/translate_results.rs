@@ -33,7 +33,7 @@ pub fn TranslateCharts(p: &Props) -> Html {
             <LineChart title="Training loss (cross-entropy of each target token)" {x_max} {visible} testid="translate-loss-chart"
                 values={values(&v.loss)} latest={latest(&v.loss, |x| format!("{x:.3}"))}
                 lines={vec![line(v.loss.clone(), "#2a5bd7", Style::Faint, "per step"), line(smooth(&v.loss), "#2a5bd7", Style::Line, "smoothed")]} />
-            <LineChart title="Next-token accuracy, teacher-forced (reading the true target so far)" {x_max} {visible} y_zero=true
+            <LineChart title="Next-token accuracy (teacher-forced)" {x_max} {visible} y_zero=true
                 testid="translate-acc-chart" latest={latest(&v.acc, pct)}
                 lines={vec![line(v.acc.clone(), "#1f8a5b", Style::Faint, "per step"), line(smooth(&v.acc), "#1f8a5b", Style::Line, "smoothed")]} />
             <LineChart title="Held-out exact match (greedy decoding of unseen sources)" {x_max} {visible} y_zero=true
