@@ -1,4 +1,4 @@
-//! The guided tour: eleven steps from tokens to a trained and fine-tuned model, following the seed narrative (why
+//! The guided tour: twelve steps from tokens to a trained and fine-tuned model and the decoder beside it, following the seed narrative (why
 //! attention, Q/K/V, multi-head, positions, BERT's inputs, MLM 80/10/10, NSP), each pointing at the
 //! live view it talks about. Pure data and a cursor (tested natively); `components/tour.rs` shows it.
 
@@ -33,7 +33,7 @@ pub struct TourStep {
     pub target: &'static str,
 }
 
-pub const STEPS: [TourStep; 11] = [
+pub const STEPS: [TourStep; 12] = [
     TourStep {
         title: "1. Text becomes tokens",
         body: "BERT never sees letters: WordPiece cuts the text into pieces of a fixed vocabulary (## marks a piece that continues a word) and each piece becomes an id. [CLS] opens the input, [SEP] closes each sentence.",
@@ -100,6 +100,12 @@ pub const STEPS: [TourStep; 11] = [
         tab: Tab::Tune,
         target: "section:has([data-testid=finetune-start])",
     },
+    TourStep {
+        title: "12. The other half: a decoder",
+        body: "BERT is only the Transformer's encoder: it cannot write. Add a decoder that sees only its own earlier tokens (the causal mask) and the whole source (cross-attention), and the model can translate one token at a time. Train one here in seconds, then press Step to watch it write.",
+        tab: Tab::Translate,
+        target: "section:has([data-testid=translate-start])",
+    },
 ];
 
 /// Where the tour is: None = closed.
@@ -158,15 +164,16 @@ mod tests {
 
     #[test]
     fn the_steps_follow_the_narrative_and_point_at_views() {
-        assert_eq!(STEPS.len(), 11);
+        assert_eq!(STEPS.len(), 12);
         let text: String = STEPS.iter().map(|s| format!("{} {}", s.title, s.body)).collect();
-        for topic in ["attention", "query", "heads", "position", "segment", "80%", "IsNext", "loss", "[MASK]"] {
+        for topic in ["attention", "query", "heads", "position", "segment", "80%", "IsNext", "loss", "[MASK]", "causal", "cross-attention"]
+        {
             assert!(text.contains(topic), "the tour mentions {topic}");
         }
         assert!(STEPS.iter().all(|s| !s.target.is_empty() && s.body.len() > 80));
         let tabs: Vec<Tab> = STEPS.iter().map(|s| s.tab).collect();
         let mut order = tabs.clone();
         order.dedup();
-        assert_eq!(order, [Tab::Explain, Tab::Train, Tab::Tune], "explain first, then train, then fine-tune");
+        assert_eq!(order, [Tab::Explain, Tab::Train, Tab::Tune, Tab::Translate], "explain, train, fine-tune, then translate");
     }
 }

@@ -667,7 +667,7 @@ async function main() {
       assert(mean(l.slice(-10)) < mean(l.slice(0, 10)), `WebGPU loss does not fall: ${l.slice(0, 10)} ... ${l.slice(-10)}`);
     });
 
-    await test("guided tour: keys move through eleven steps across the three tabs, Esc closes", async () => {
+    await test("guided tour: keys move through twelve steps across the four tabs, Esc closes", async () => {
       const p = await newPage();
       await settled(p);
       await p.click(sel("tour-start"));
@@ -690,13 +690,17 @@ async function main() {
       });
       assert(inked > 1000, `the loss chart's axes are drawn (${inked} pixels)`);
       await shot(p, "18-tour-step7");
-      for (let i = 0; i < 6; i++) await p.keyboard.press("ArrowRight");
+      for (let i = 0; i < 4; i++) await p.keyboard.press("ArrowRight");
       assert((await step()) === "10", "ends at step 11");
       assert(await p.isVisible(`[data-tour="on"] ${sel("finetune-start")}`), "step 11 points at fine-tuning, in its tab");
       // keys typed into a text box are not the tour's
       await p.locator(sel("tune-probe-text")).press("ArrowLeft");
       assert((await step()) === "10", "an arrow in a text field leaves the tour alone");
       await p.locator("body").click({ position: { x: 5, y: 5 } });
+      await p.keyboard.press("ArrowRight");
+      await p.keyboard.press("ArrowRight"); // no step after the last
+      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "11", null, { timeout: TIMEOUT });
+      assert(await p.isVisible(`[data-tour="on"] ${sel("translate-start")}`), "step 12, the last, points at the Translate tab's training");
       await p.keyboard.press("Escape");
       await p.waitForSelector(sel("tour"), { state: "detached", timeout: TIMEOUT });
       assert((await p.$$("[data-tour]")).length === 0, "nothing stays highlighted");

@@ -92,7 +92,10 @@ pub fn DecodeControls(p: &Props) -> Html {
         (_, true) => "decoding…".to_string(),
         (Some(d), _) if d.done => format!("Done after {} steps: {}.", d.step, d.stop),
         (Some(d), _) if d.step == 0 => "Nothing generated yet: press Step to choose the first token.".to_string(),
-        (Some(d), _) => format!("Step {}.", d.step),
+        (Some(d), _) => match &d.chosen {
+            Some(c) => format!("Step {}: the decoder chose “{}”.", d.step, c.token),
+            None => format!("Step {}: every beam extended by one token.", d.step),
+        },
         (None, _) if v.has_run => "Press Step to generate the first token.".to_string(),
         (None, _) => "Train a model above first (Start training).".to_string(),
     };
