@@ -128,6 +128,13 @@ fn pasted_pairs_hold_out_a_tenth_and_bad_lines_are_named() {
     assert!(s.is_some_and(|s| s.step == 3 && s.held_out), "scored at the end");
     assert!(run.step().unwrap_err().to_string().contains("complete"));
 
+    // a hostile source (far too long, emoji, right-to-left, control characters) is cut to the
+    // positions and decoded; the view's shapes hold
+    let long = format!("{} 😀 שלום \u{7} {}", "1 2 3 ".repeat(200), "\t\n");
+    let req = DecodeRequest { source: long, method: Method::Beam { k: 2, length_penalty: 1.0 } };
+    let v = run.decode(&req, DecodeAction::RunToEnd).unwrap();
+    assert!(v.done && v.source.len() <= setup.max_len && v.cross_attn.iter().all(|a| a.cols == v.source.len()));
+
     let few = "{\"source\": \"1\", \"target\": \"one\"}\n{\"source\": \"2\", \"target\": \"two\"}\n";
     let run = TranslateSession::new(few, None, &TranslateSetup { data: TranslateData::Text(few.into()), ..setup.clone() }).unwrap();
     assert!(!run.score().unwrap().held_out, "too few to hold out: scored on the training pairs");
