@@ -93,6 +93,9 @@ export default async (h) => {
     // the enlarged heatmap's hover value is the line's weight, cell by cell
     const canvas = page.locator(`${sel("heatmap-detail")} canvas`);
     await canvas.scrollIntoViewIfNeeded();
+    // a card scrolled into view renders its content (content-visibility: auto) at the next frame;
+    // a pointer event before it hits the card, not the canvas
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const box = await canvas.boundingBox();
     for (const [r, c] of [[0, 0], [1, 2], [n - 1, 3], [4, n - 1]]) {
       await page.mouse.move(box.x + ((c + 0.5) / n) * box.width, box.y + ((r + 0.5) / n) * box.height);
