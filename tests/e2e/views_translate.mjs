@@ -127,6 +127,7 @@ export default async (h) => {
     // hovering a masked cell reads out -inf
     const first = p.locator(sel("self-attention")).first();
     await first.scrollIntoViewIfNeeded();
+    await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // the card renders
     const box = await first.boundingBox();
     await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await p.mouse.move(box.x + box.width - 3, box.y + 3, { steps: 4 });
