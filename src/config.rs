@@ -90,6 +90,10 @@ pub struct BertConfig {
     /// Each layer also attends to an encoder's output (an encoder-decoder's decoder).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub add_cross_attention: bool,
+    /// The file wrote `is_decoder` / `add_cross_attention` (HF's files do, false or not): a saved
+    /// config writes them back, so it keeps every key it was read with.
+    #[serde(skip)]
+    decoder_keys: bool,
     /// Every other field of the file, kept so a saved config round-trips.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -112,18 +116,24 @@ impl BertConfig {
                 model_type.as_deref().unwrap_or_default()
             ))
         })?;
+        let decoder_keys = obj.contains_key("is_decoder") || obj.contains_key("add_cross_attention");
         if family == Family::DistilBert {
             distil_keys_in(obj);
         }
         let mut cfg: BertConfig =
             serde_json::from_value(v).map_err(|e| BertError::Config(format!("config.json is not a {} config: {e}", family.display())))?;
         cfg.family = family;
+        cfg.decoder_keys = decoder_keys;
         cfg.validate()?;
         Ok(cfg)
     }
 
     pub fn to_json(&self) -> String {
         let mut v = serde_json::to_value(self).expect("config serialises");
+        if self.decoder_keys {
+            v["is_decoder"] = self.is_decoder.into();
+            v["add_cross_attention"] = self.add_cross_attention.into();
+        }
         if self.family == Family::DistilBert {
             distil_keys_out(v.as_object_mut().expect("an object"));
         }
@@ -337,6 +347,7 @@ impl BertConfig {
             family: Family::Bert,
             is_decoder: false,
             add_cross_attention: false,
+            decoder_keys: false,
             extra: serde_json::Map::new(),
         }
     }
