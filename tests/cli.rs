@@ -485,3 +485,43 @@ fn an_encoder_decoder_generates_and_inspects() {
     fails_with(&["inspect", "--model", &model, "--text", "x", "--out", out.to_str().unwrap()], "needs --target");
     fails_with(&["generate", "--model", &default_model(), "--text", "x"], "not an encoder-decoder");
 }
+
+/// `grad` of an encoder-decoder's batch (decoder_input_ids, labels) gives HF's loss and gradients
+/// (the teacher-forced fixture of scripts/make_decoder_fixtures.py).
+#[test]
+fn an_encoder_decoder_batch_gives_hf_loss_and_gradients() {
+    let bytes = std::fs::read(root().join("tests/fixtures/ref/dec_teacher.safetensors")).unwrap();
+    let st = bertscope::tensorfile::parse(&bytes).unwrap();
+    let rows = |n: &str| {
+        let v = st.tensor(n).unwrap();
+        let a = bertscope::tensorfile::read_i64(n, &v).unwrap();
+        let t = a.shape()[1];
+        a.iter().copied().collect::<Vec<i64>>().chunks(t).map(|c| c.to_vec()).collect::<Vec<_>>()
+    };
+    let batch = serde_json::json!({
+        "input_ids": rows("input_ids"), "attention_mask": rows("attention_mask"),
+        "decoder_input_ids": rows("decoder_input_ids"), "decoder_attention_mask": rows("decoder_attention_mask"),
+        "labels": rows("labels"),
+    });
+    let dir = std::env::temp_dir();
+    let (bpath, out) = (dir.join("bertscope-cli-s2s-batch.json"), dir.join("bertscope-cli-s2s-grad.safetensors"));
+    std::fs::write(&bpath, batch.to_string()).unwrap();
+    let model = root().join("tests/fixtures/models/enc_dec").display().to_string();
+    let o = run(&["grad", "--model", &model, "--batch", bpath.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = std::fs::read(&out).unwrap();
+    let g = bertscope::tensorfile::parse(&got).unwrap();
+    let f32s = |s: &safetensors::SafeTensors<'_>, n: &str| bertscope::tensorfile::read_f32(n, &s.tensor(n).unwrap()).unwrap();
+    let (loss, want) = (f32s(&g, "loss")[[0]], f32s(&st, "loss")[[0]]);
+    assert!((loss - want).abs() < 1e-5 * want.abs().max(1.0), "loss {loss} vs HF's {want}");
+    for name in ["decoder.bert.encoder.layer.1.crossattention.self.key.weight", "encoder.encoder.layer.0.attention.self.query.weight"] {
+        let (a, b) = (f32s(&g, name), f32s(&st, &format!("grad.{name}")));
+        let scale = b.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let d = a.iter().zip(b.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(d <= 1e-3 * scale + 1e-6, "{name}: {d} vs max {scale}");
+    }
+    fails_with(
+        &["grad", "--model", &model, "--batch", bpath.to_str().unwrap(), "--device", "gpu", "--out", out.to_str().unwrap()],
+        "CPU path",
+    );
+}

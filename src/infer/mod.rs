@@ -172,16 +172,19 @@ pub struct BatchJson {
     pub next_sentence_label: Option<Vec<i64>>,
     pub start_positions: Option<Vec<i64>>,
     pub end_positions: Option<Vec<i64>>,
+    /// An encoder-decoder's: the decoder's inputs (B x T) and their mask; `labels` is then B x T.
+    pub decoder_input_ids: Option<Vec<Vec<i64>>>,
+    pub decoder_attention_mask: Option<Vec<Vec<i64>>>,
 }
 
-fn flatten(name: &str, rows: &[Vec<i64>], b: usize, t: usize) -> Result<Vec<i64>> {
+pub(crate) fn flatten(name: &str, rows: &[Vec<i64>], b: usize, t: usize) -> Result<Vec<i64>> {
     if rows.len() != b || rows.iter().any(|r| r.len() != t) {
         return Err(BertError::Input(format!("{name} must be {b} rows of {t}, like input_ids")));
     }
     Ok(rows.concat())
 }
 
-fn to_ids(name: &str, v: Vec<i64>) -> Result<Vec<usize>> {
+pub(crate) fn to_ids(name: &str, v: Vec<i64>) -> Result<Vec<usize>> {
     v.into_iter().map(|x| usize::try_from(x).map_err(|_| BertError::Input(format!("{name} holds a negative value {x}")))).collect()
 }
 

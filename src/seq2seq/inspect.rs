@@ -1,5 +1,6 @@
 //! `bertscope inspect` for an encoder-decoder: the source through the encoder and the target,
-//! teacher-forced ([decoder_start] + its tokens without special tokens), through the decoder.
+//! teacher-forced ([decoder_start] + its tokens without special tokens), through the decoder; and
+//! `bertscope grad` of a labelled batch.
 
 use super::forward::{forward, Seq2SeqBatch};
 use super::Seq2Seq;
@@ -44,4 +45,34 @@ pub fn inspect(m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, T
     }
     out.push(("logits".to_string(), Tensor::F32(tr.decoder.mlm.expect("the decoder's head ran").logits.into_dyn())));
     Ok(out)
+}
+
+/// `loss` and every parameter's gradient (under the file's names) for a batch JSON with
+/// `input_ids`, `attention_mask`?, `decoder_input_ids`, `decoder_attention_mask`? and `labels`
+/// (B x T, -100 ignored), as HF's `EncoderDecoderModel` computes them (dropout off).
+pub fn grad(m: &Seq2Seq, bj: &crate::infer::BatchJson) -> Result<Vec<(String, Tensor)>> {
+    use crate::infer::{flatten, to_ids};
+    let batch = |ids: &[Vec<i64>], mask: &Option<Vec<Vec<i64>>>, name: &str| -> Result<Batch> {
+        let (b, t) = (ids.len(), ids.first().map_or(0, Vec::len));
+        let input_ids = to_ids(name, flatten(name, ids, b, t)?)?;
+        let attention_mask = match mask {
+            Some(r) => flatten("a mask", r, b, t)?.into_iter().map(|v| (v != 0) as u8).collect(),
+            None => vec![1; b * t],
+        };
+        Ok(Batch { b, t, input_ids, token_type_ids: vec![0; b * t], attention_mask })
+    };
+    let dec = bj
+        .decoder_input_ids
+        .as_ref()
+        .ok_or_else(|| BertError::Input("an encoder-decoder's batch needs `decoder_input_ids` (B x T)".into()))?;
+    let src = batch(&bj.input_ids, &bj.attention_mask, "input_ids")?;
+    let tgt = batch(dec, &bj.decoder_attention_mask, "decoder_input_ids")?;
+    let rows: Vec<Vec<i64>> =
+        serde_json::from_value(bj.labels.clone().ok_or_else(|| BertError::Input("the batch has no `labels` (B x T)".into()))?)
+            .map_err(|e| BertError::Input(format!("labels must be B rows of T token ids (-100: no loss): {e}")))?;
+    let labels = flatten("labels", &rows, tgt.b, tgt.t)?;
+    let out = super::forward::loss_and_grads(&m.params, &m.cfg, &Seq2SeqBatch { src, tgt }, &labels)?;
+    let mut tensors = vec![("loss".to_string(), Tensor::F32(ndarray::arr1(&[out.loss]).into_dyn()))];
+    tensors.extend(out.grads.tensors().into_iter().map(|(n, t)| (n, Tensor::F32(t.to_owned()))));
+    Ok(tensors)
 }

@@ -517,10 +517,13 @@ fn run(cli: Cli) -> Result<()> {
             generate(&model, &text, max_new, beams, temperature, top_k, seed)?
         }
         Cmd::Grad { model, batch, device, out } => {
-            let bert = load(&model)?;
             let text = std::fs::read_to_string(&batch).with_context(|| format!("cannot read {}", batch.display()))?;
             let bj = BatchJson::parse(&text)?;
-            let tensors = block_on(infer::grad(&mut backend(device, "running")?, &bert, &bj))?;
+            let tensors = match load_seq2seq(&model)? {
+                Some(_) if device == Device::Gpu => bail!("the encoder-decoder runs on the CPU path (--device cpu)"),
+                Some(m) => bertscope::seq2seq::inspect::grad(&m, &bj)?,
+                None => block_on(infer::grad(&mut backend(device, "running")?, &load(&model)?, &bj))?,
+            };
             write(&out, write_tensors(&tensors, None)?)?;
             if let Some((_, bertscope::tensorfile::Tensor::F32(l))) = tensors.first() {
                 eprintln!("loss {:.6}; wrote {} gradients to {}", l[[0]], tensors.len() - 1, out.display());
