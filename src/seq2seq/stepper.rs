@@ -1,7 +1,7 @@
-//! Decoding one step at a time, for a page that shows each step: the same greedy, sampling and
-//! beam search as `generate.rs` (run to the end they give the same tokens and scores, tested
-//! below), but paused after every token, keeping the forward of the step (every attention) and,
-//! for beam search, each step's kept beams with their parents (the beam tree).
+//! Decoding one step at a time: greedy, seeded sampling and beam search (HF's scoring and
+//! stopping), paused after every token, keeping the forward of the step (every attention) and,
+//! for beam search, each step's kept beams with their parents (the beam tree). The page steps it;
+//! `generate.rs` runs it to the end (checked against HF's `generate` in tests/seq2seq_reference.rs).
 
 use super::forward::{forward, Seq2SeqBatch, Seq2SeqTrace};
 use super::generate::source_batch;
@@ -86,7 +86,7 @@ pub struct Stepper {
     pub done: bool,
 }
 
-/// log softmax of a row, in f64 (as `generate::beam`).
+/// log softmax of a row, in f64.
 fn log_softmax(logits: &[f32]) -> Vec<f64> {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
     let lse = max + logits.iter().map(|&x| (x as f64 - max).exp()).sum::<f64>().ln();
@@ -198,12 +198,9 @@ impl Stepper {
         let id = match sample {
             None => crate::infer::top_k(&logits, 1)[0].0,
             Some((temperature, top_k)) => {
-                // the draw of `generate::sample`, number for number
-                let scaled: Vec<f32> = logits.iter().map(|&x| x / temperature).collect();
-                let v = scaled.len();
-                let top = crate::infer::top_k(&scaled, if top_k == 0 { v } else { top_k.min(v) });
-                let total: f64 = top.iter().map(|t| t.1 as f64).sum();
-                let mut u = self.rng.uniform() * total;
+                // inverse transform of one uniform draw over the renormalised top-k
+                let top = distribution(&logits, temperature, top_k);
+                let mut u = self.rng.uniform();
                 top.iter()
                     .find(|t| {
                         u -= t.1 as f64;
@@ -221,7 +218,7 @@ impl Stepper {
         Ok(Look { prefix, trace, logits, chosen: Some(id) })
     }
 
-    /// As `generate::beam`: every running beam by every token, the 2k best sums; an eos among the
+    /// Every running beam by every token, the 2k best sums; an eos among the
     /// k best finishes a hypothesis; stop when no running beam can beat the worst of k finished.
     fn step_beam(&mut self, m: &Seq2Seq, k: usize, length_penalty: f64) -> Result<Look> {
         let norm = |sum: f64, n: usize| sum / (n as f64).powf(length_penalty);
@@ -291,7 +288,6 @@ impl Stepper {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seq2seq::generate::{beam, greedy, sample};
     use crate::seq2seq::train::{from_scratch, Pair};
 
     fn model() -> Seq2Seq {
@@ -317,30 +313,44 @@ mod tests {
     }
 
     #[test]
-    fn greedy_and_sampling_step_by_step_are_generates() {
+    fn greedy_takes_the_most_probable_token_and_sampling_follows_its_seed() {
+        use crate::seq2seq::generate::{next_logits, source_batch};
         let m = model();
-        let g = greedy(&m, "4 5 7", 8, 1).unwrap();
-        assert_eq!(run(&m, Method::Greedy).output(), g.ids);
+        // greedy, written out: the argmax of each prefix's logits until eos
+        let src = source_batch(&m, "4 5 7").unwrap();
+        let mut prefix = vec![m.cfg.decoder_start];
+        for _ in 0..8 {
+            let id = crate::infer::top_k(&next_logits(&m, &src, &prefix).unwrap(), 1)[0].0;
+            prefix.push(id);
+            if id == m.cfg.eos {
+                break;
+            }
+        }
+        assert_eq!(run(&m, Method::Greedy).output(), prefix[1..]);
         for seed in [1, 2, 3] {
-            let s = sample(&m, "4 5 7", 8, 1.5, 5, seed).unwrap();
-            assert_eq!(run(&m, Method::Sample { temperature: 1.5, top_k: 5, seed }).output(), s.ids, "seed {seed}");
+            let method = Method::Sample { temperature: 1.5, top_k: 5, seed };
+            assert_eq!(run(&m, method.clone()).output(), run(&m, method).output(), "seed {seed}: the same draw");
         }
     }
 
     #[test]
-    fn beam_search_step_by_step_is_generates_and_keeps_its_tree() {
+    fn beam_search_scores_its_output_and_keeps_its_tree() {
+        use crate::seq2seq::generate::steps_of;
         let m = model();
         for k in [1, 2, 3] {
-            let b = beam(&m, "4 5 7", 8, k, 1.0).unwrap();
             let s = run(&m, Method::Beam { k, length_penalty: 1.0 });
-            assert_eq!(s.output(), b.ids, "k = {k}");
-            assert!((s.finished[0].1 - b.score).abs() < 1e-9);
+            let out = s.output();
+            // the score is the mean log-probability of the output's tokens
+            let lp: f64 = steps_of(&m, "4 5 7", &out, 1).unwrap().iter().map(|st| (st.prob as f64).ln()).sum();
+            assert!((s.finished[0].1 - lp / out.len() as f64).abs() < 1e-4, "k = {k}: {} vs {}", s.finished[0].1, lp / out.len() as f64);
             for (i, level) in s.tree.iter().enumerate() {
                 assert!(!level.is_empty() && level.iter().filter(|n| !n.finished).count() <= k);
                 let parents = if i == 0 { 1 } else { s.tree[i - 1].iter().filter(|n| !n.finished).count() };
                 assert!(level.iter().all(|n| n.parent < parents), "step {i}: parents index the running beams before");
             }
         }
+        // one beam is greedy
+        assert_eq!(run(&m, Method::Beam { k: 1, length_penalty: 1.0 }).output(), run(&m, Method::Greedy).output());
     }
 
     #[test]
