@@ -9,19 +9,13 @@
 use bertscope::bundle::{Bert, ModelFiles};
 use bertscope::config::{Family, TaskKind};
 use bertscope::model::backward::{loss_and_grads, Targets};
-use bertscope::model::forward::{forward, Batch, ForwardOptions, MlmRows};
+use bertscope::model::forward::{forward, ForwardOptions, MlmRows};
 use bertscope::model::task::TaskLabels;
 use ndarray::ArrayViewD;
 use std::collections::HashMap;
 
 mod common;
-use common::{load_fixture, root};
-
-fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
-    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
-    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
-}
+use common::{close, close_grad, load_fixture, root};
 
 /// Forward (every hidden state, attention and the logits), loss and every gradient of one case.
 fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
@@ -29,17 +23,10 @@ fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
     let bert = Bert::from_dir(&root().join(&c.meta["model"])).unwrap();
     assert_eq!(bert.cfg.family, family, "{name}: the family from config.json");
     assert_eq!(bert.params.heads().task.map(|t| t.kind), task, "{name}: the head from the file");
-    let ids = &c.i64s["input_ids"];
-    let (b, t) = (ids.shape()[0], ids.shape()[1]);
-    let flat = |k: &str| c.i64s[k].iter().map(|&v| v as usize).collect::<Vec<_>>();
-    let batch = Batch {
-        b,
-        t,
-        input_ids: flat("input_ids"),
-        token_type_ids: flat("token_type_ids"),
-        attention_mask: c.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
-    };
-    assert_eq!(batch.position_ids(&bert.cfg), flat("position_ids"), "{name}: position ids as HF computes them");
+    let batch = c.batch();
+    let (b, t) = (batch.b, batch.t);
+    let want_pos: Vec<usize> = c.i64s["position_ids"].iter().map(|&v| v as usize).collect();
+    assert_eq!(batch.position_ids(&bert.cfg), want_pos, "{name}: position ids as HF computes them");
     let tr = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() }).unwrap();
     let h = bert.cfg.hidden_size;
     let mut checks = 0;
@@ -82,8 +69,7 @@ fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
         let hf = &key["grad.".len()..];
         let canon = family.canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
         let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon} ({hf})"));
-        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
-        close(&format!("{name} grad {hf}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        close_grad(&format!("{name} grad {hf}"), mine.view(), g.view());
         graded += 1;
     }
     assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");

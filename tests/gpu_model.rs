@@ -474,16 +474,7 @@ fn distilbert_and_roberta_run_on_the_gpu_as_on_the_cpu() {
     for (i, name) in ["distil_mlm", "distil_seqcls", "roberta_mlm", "roberta_seqcls", "roberta_tokcls"].into_iter().enumerate() {
         let f = common::load_fixture(&format!("fam_{name}"));
         let bert = Bert::from_dir(&Path::new("tests/fixtures/models").join(name)).unwrap();
-        let ids = &f.i64s["input_ids"];
-        let (b, t) = (ids.shape()[0], ids.shape()[1]);
-        let flat = |k: &str| f.i64s[k].iter().map(|&v| v as usize).collect::<Vec<_>>();
-        let batch = Batch {
-            b,
-            t,
-            input_ids: flat("input_ids"),
-            token_type_ids: flat("token_type_ids"),
-            attention_mask: f.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
-        };
+        let batch = f.batch();
         let opts = ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() };
         let c = block_on(Backend::cpu().forward(&bert, (0, 0), &batch, &opts)).unwrap();
         let g = block_on(gpu.forward(&bert, (5, i), &batch, &opts)).unwrap();

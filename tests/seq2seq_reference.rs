@@ -11,13 +11,7 @@ use ndarray::ArrayViewD;
 use std::collections::HashMap;
 
 mod common;
-use common::{load_fixture, root};
-
-fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
-    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
-    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
-}
+use common::{close, close_grad, load_fixture, root};
 
 fn run(name: &str) -> usize {
     let c = load_fixture(name);
@@ -71,8 +65,7 @@ fn run(name: &str) -> usize {
     for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
         let hf = &key["grad.".len()..];
         let mine = ours.get(hf).unwrap_or_else(|| panic!("{name}: no gradient for {hf}"));
-        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
-        close(&format!("{name} grad {hf}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        close_grad(&format!("{name} grad {hf}"), mine.view(), g.view());
         graded += 1;
     }
     // HF's None gradients (a pooler nothing reads) are zero here

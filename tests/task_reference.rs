@@ -10,11 +10,11 @@ use bertscope::config::TaskKind;
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions};
 use bertscope::model::task::{span_logits, TaskLabels};
-use ndarray::{ArrayD, ArrayViewD};
+use ndarray::ArrayD;
 use std::collections::HashMap;
 
 mod common;
-use common::{load_fixture, root};
+use common::{close, close_grad, load_fixture, root};
 
 struct Case {
     model: String,
@@ -25,12 +25,6 @@ struct Case {
 fn load_case(name: &str) -> Case {
     let f = load_fixture(name);
     Case { model: f.meta["model"].clone(), f32s: f.f32s, i64s: f.i64s }
-}
-
-fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
-    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
-    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
 }
 
 /// Forward, loss and every gradient of one case; returns how many tensors were compared.
@@ -93,8 +87,7 @@ fn run(name: &str, kind: TaskKind) -> usize {
         let hf = &key["grad.".len()..];
         let canon = canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
         let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon}"));
-        let scale = g.iter().fold(0f32, |m, v| m.max(v.abs()));
-        close(&format!("{name} grad {canon}"), mine.view(), g.view(), 1e-3 * scale + 1e-6);
+        close_grad(&format!("{name} grad {canon}"), mine.view(), g.view());
         graded += 1;
     }
     assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");

@@ -2,8 +2,9 @@
 //! metadata, float tensors (f32, whatever their stored type) and integer tensors.
 #![allow(dead_code)] // each test binary uses its part
 
+use bertscope::model::forward::Batch;
 use bertscope::tensorfile::{parse, read_f32, read_i64};
-use ndarray::ArrayD;
+use ndarray::{ArrayD, ArrayViewD};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -33,4 +34,30 @@ pub fn load_fixture(name: &str) -> Fixture {
         }
     }
     Fixture { meta, f32s, i64s }
+}
+
+impl Fixture {
+    /// The batch a fixture was computed on: `input_ids` (B, T), `token_type_ids` (zeros when the
+    /// file has none) and `attention_mask`.
+    pub fn batch(&self) -> Batch {
+        let ids = &self.i64s["input_ids"];
+        let (b, t) = (ids.shape()[0], ids.shape()[1]);
+        let flat = |k: &str| self.i64s.get(k).map_or(vec![0; b * t], |a| a.iter().map(|&v| v as usize).collect());
+        let attention_mask = self.i64s["attention_mask"].iter().map(|&v| v as u8).collect();
+        Batch { b, t, input_ids: flat("input_ids"), token_type_ids: flat("token_type_ids"), attention_mask }
+    }
+}
+
+/// Same shape and max |ours - theirs| <= tol.
+pub fn close(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>, tol: f32) {
+    assert_eq!(ours.shape(), theirs.shape(), "{what}: shape");
+    let d = ours.iter().zip(theirs.iter()).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(d <= tol, "{what}: max |diff| {d:e} > {tol:e}");
+}
+
+/// A gradient against the reference: max |diff| <= 1e-3 * max |reference| + 1e-6 (the floor is for
+/// attention key biases, whose true gradient is 0, so both sides hold only rounding noise).
+pub fn close_grad(what: &str, ours: ArrayViewD<f32>, theirs: ArrayViewD<f32>) {
+    let scale = theirs.iter().fold(0f32, |m, v| m.max(v.abs()));
+    close(what, ours, theirs, 1e-3 * scale + 1e-6);
 }
