@@ -1,5 +1,7 @@
 // What the e2e suite and the page benchmarks share: the repository's root and the command line,
 // Chromium's flags, the measure test's sentence, and one timed edit of the sentence box.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,3 +59,20 @@ export function keystrokeMs(page, text) {
     done();
   }), text);
 }
+
+/** The CLI the browser suites compare with: the test run's build (cargo test builds target/debug). */
+export function cli() {
+  for (const p of ["target/release/bertscope", "target/debug/bertscope"]) {
+    if (fs.existsSync(path.join(REPO, p))) return path.join(REPO, p);
+  }
+  execFileSync("cargo", ["build", "--locked", "--bin", "bertscope"], { cwd: REPO, stdio: "ignore" });
+  return path.join(REPO, "target/debug/bertscope");
+}
+
+/** The model line, and a wait until it says a load finished and names `part`. */
+export const modelLine = (page) => page.textContent('[data-testid="load-progress"]');
+export const loadedWith = (page, part, timeout) =>
+  page.waitForFunction((part) => {
+    const el = document.querySelector('[data-testid="load-progress"]');
+    return el && el.dataset.state === "done" && el.textContent.includes(part);
+  }, part, { timeout });

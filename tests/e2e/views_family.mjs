@@ -2,30 +2,16 @@
 // the family and tokenizer, byte-level BPE pieces read as text, DistilBERT has no segment row,
 // the predictions equal the CLI's for the same text, and the anatomy view fills from the config.
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { REPO, cli, loadedWith, modelLine } from "./page_lib.mjs";
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MODELS = path.join(REPO, "tests", "fixtures", "models");
 const TEXT = "the quick brown fox sat on the [MASK].";
 
-function cli() {
-  for (const p of ["target/release/bertscope", "target/debug/bertscope"]) {
-    if (fs.existsSync(path.join(REPO, p))) return path.join(REPO, p);
-  }
-  execFileSync("cargo", ["build", "--locked", "--bin", "bertscope"], { cwd: REPO, stdio: "ignore" });
-  return path.join(REPO, "target/debug/bertscope");
-}
-
 export default async (h) => {
   const { test, newPage, sel, settled, setText, predictions, shot, assert, TIMEOUT } = h;
-  const label = (page) => page.textContent(sel("load-progress"));
-  const loaded = (page, part) =>
-    page.waitForFunction((part) => {
-      const el = document.querySelector('[data-testid="load-progress"]');
-      return el && el.dataset.state === "done" && el.textContent.includes(part);
-    }, part, { timeout: TIMEOUT });
+  const label = modelLine;
+  const loaded = (page, part) => loadedWith(page, part, TIMEOUT);
   const pick = async (page, dir, names) => {
     await page.click(`${sel("model-picker")} summary`);
     await page.setInputFiles(sel("model-files"), names.map((f) => path.join(MODELS, dir, f)));

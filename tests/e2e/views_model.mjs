@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadedWith, modelLine } from "./page_lib.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BASE = path.join(repo, "www", "models", "bert-tiny-base");
@@ -15,12 +16,8 @@ export default async (h) => {
     assert((await errorText(page)) === null, `error still shown after typing: ${await errorText(page)}`);
     assert((await predictions(page)).length > 0, "no predictions");
   };
-  const label = (page) => page.textContent(sel("load-progress"));
-  const loaded = (page, part) =>
-    page.waitForFunction((part) => {
-      const el = document.querySelector('[data-testid="load-progress"]');
-      return el && el.dataset.state === "done" && el.textContent.includes(part);
-    }, part, { timeout: TIMEOUT });
+  const label = modelLine;
+  const loaded = (page, part) => loadedWith(page, part, TIMEOUT);
 
   await test("load your own model: picked files, a URL; bad files and URLs say why and the old model stays", async () => {
     const page = await newPage("?text=the+cat+sat+on+the+[MASK].");

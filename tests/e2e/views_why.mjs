@@ -3,18 +3,8 @@
 // output picked, explains a fine-tuned classifier's class, and survives hostile input.
 
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
-import { REPO } from "./page_lib.mjs";
-
-/** The CLI the suite compares with: the test run's build (cargo test builds target/debug). */
-function cli() {
-  for (const p of ["target/release/bertscope", "target/debug/bertscope"]) {
-    if (fs.existsSync(path.join(REPO, p))) return path.join(REPO, p);
-  }
-  execFileSync("cargo", ["build", "--locked", "--bin", "bertscope"], { cwd: REPO, stdio: "ignore" });
-  return path.join(REPO, "target/debug/bertscope");
-}
+import { REPO, cli } from "./page_lib.mjs";
 
 export default async (h) => {
   const { test, newPage, sel, settled, setText, assert, shot, errorText } = h;
