@@ -161,82 +161,63 @@ fn every_matmul_kernel_matches_cpu_on_every_layout_batched_with_bias_and_accumul
     }
 }
 
+/// Attention of `nh` heads of width `hd` (T queries on TK keys, `causal` or not) on the GPU
+/// against the CPU twin: scores, probabilities (exactly 0 above the diagonal when causal),
+/// context and the three gradients, with and without dropout; `mask` (B, TK) pads keys.
+fn check_attention(b: usize, t: usize, tk: usize, nh: usize, hd: usize, causal: bool, mask: &Array2<f32>, head: &Array1<f32>) {
+    let h = nh * hd;
+    let (q, k, vv, dctx) = (rand2(b * t, h, 11), rand2(b * tk, h, 12), rand2(b * tk, h, 13), rand2(b * t, h, 14));
+    for drop in [None, Some(AttnDropout { p: 0.2, seed: 77 })] {
+        let dmask = drop.map(|d| {
+            Array4::from_shape_fn((b, nh, t, tk), |(bi, hi, i, j)| keep_factor(d.seed, ((((bi * nh + hi) * t + i) * tk) + j) as u32, d.p))
+        });
+        let sh = AttnShape { b, t, nh, tk, causal };
+        let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), Some(head.view()), dmask);
+        let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, Some(head.view()), &cache);
+        let d = AttnDims { b, t, nh, hd, tk, causal };
+        let bufs: Vec<wgpu::Buffer> = [&q, &k, &vv, &dctx].iter().map(|a| up2(a)).collect();
+        let (mb, hb) = (up2(mask), up(head.as_slice().unwrap()));
+        let big = b * nh * t * tk;
+        let mk = |l| ctx().buffer(l, big).unwrap();
+        let (scores, probs, pw, dp, ds) = (mk("scores"), mk("probs"), mk("pw"), mk("dp"), mk("ds"));
+        let (cx, dqb) = (ctx().buffer("ctx", b * t * h).unwrap(), ctx().buffer("dq", b * t * h).unwrap());
+        let (dkb, dvb) = (ctx().buffer("dk", b * tk * h).unwrap(), ctx().buffer("dv", b * tk * h).unwrap());
+        let mut rec = ctx().recorder();
+        let (qv, kv, vv_, dcv) = (v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&bufs[3]));
+        gattn::attention_forward(&mut rec, &d, qv, kv, vv_, v(&mb), v(&hb), drop, true, v(&scores), v(&probs), v(&pw), v(&cx)).unwrap();
+        let (dpv, dsv, dqv, dkv, dvv) = (v(&dp), v(&ds), v(&dqb), v(&dkb), v(&dvb));
+        gattn::attention_backward(&mut rec, &d, dcv, qv, kv, vv_, v(&probs), v(&pw), v(&hb), drop, true, dpv, dsv, dqv, dkv, dvv).unwrap();
+        let hs = [rec.read(v(&scores)), rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
+        let r = rec.finish_blocking().unwrap();
+        let tag = format!("b{b} t{t} tk{tk} nh{nh} hd{hd} causal {causal} drop {}", drop.is_some());
+        close(&format!("scores {tag}"), r.get(hs[0]), cache.scores.as_slice().unwrap(), 1e-5);
+        let pg = r.get(hs[1]);
+        let worst = pg.iter().zip(cache.probs.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}"); // the stated tolerance is 1e-4 absolute
+        if causal {
+            for (idx, &p) in pg.iter().enumerate() {
+                let (i, j) = ((idx / tk) % t, idx % tk);
+                assert!(j <= i || p == 0.0, "{tag}: weight {p} above the diagonal at ({i}, {j})");
+            }
+        }
+        close(&format!("ctx {tag}"), r.get(hs[2]), ctx_cpu.as_slice().unwrap(), 1e-4);
+        close(&format!("dq {tag}"), r.get(hs[3]), dq.as_slice().unwrap(), 1e-4);
+        close(&format!("dk {tag}"), r.get(hs[4]), dk.as_slice().unwrap(), 1e-4);
+        close(&format!("dv {tag}"), r.get(hs[5]), dv.as_slice().unwrap(), 1e-4);
+    }
+}
+
 #[test]
 fn attention_forward_and_backward_match_cpu_with_padding_head_mask_and_dropout() {
     let _one_at_a_time = serial();
     for &(b, t, nh, hd) in &[(1, 1, 2, 4), (2, 7, 3, 5), (1, 65, 2, 8), (2, 130, 3, 24)] {
-        let h = nh * hd;
-        let n = b * t;
-        let (q, k, vv, dctx) = (rand2(n, h, 11), rand2(n, h, 12), rand2(n, h, 13), rand2(n, h, 14));
         let mut mask = Array2::<f32>::ones((b, t));
         if t > 2 {
             mask[[0, t - 1]] = 0.0; // padding key in the first sequence
             mask[[0, t - 2]] = 0.0;
         }
         let head: Array1<f32> = Array1::from_shape_fn(nh, |i| if i == 1 { 0.0 } else { 1.0 - 0.25 * i as f32 });
-        for drop in [None, Some(AttnDropout { p: 0.2, seed: 77 })] {
-            let dmask = drop.map(|d| {
-                Array4::from_shape_fn((b, nh, t, t), |(bi, hi, i, j)| keep_factor(d.seed, ((((bi * nh + hi) * t + i) * t) + j) as u32, d.p))
-            });
-            let sh = AttnShape::selfish(b, t, nh);
-            let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), Some(head.view()), dmask);
-            let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, Some(head.view()), &cache);
-            let d = AttnDims::selfish(b, t, nh, hd);
-            let bufs: Vec<wgpu::Buffer> = [&q, &k, &vv, &dctx].iter().map(|a| up2(a)).collect();
-            let (mb, hb) = (up2(&mask), up(head.as_slice().unwrap()));
-            let big = b * nh * t * t;
-            let mk = |l| ctx().buffer(l, big).unwrap();
-            let (scores, probs, pw, dp, ds) = (mk("scores"), mk("probs"), mk("pw"), mk("dp"), mk("ds"));
-            let mk2 = |l| ctx().buffer(l, n * h).unwrap();
-            let (cx, dqb, dkb, dvb) = (mk2("ctx"), mk2("dq"), mk2("dk"), mk2("dv"));
-            let mut rec = ctx().recorder();
-            gattn::attention_forward(
-                &mut rec,
-                &d,
-                v(&bufs[0]),
-                v(&bufs[1]),
-                v(&bufs[2]),
-                v(&mb),
-                v(&hb),
-                drop,
-                true,
-                v(&scores),
-                v(&probs),
-                v(&pw),
-                v(&cx),
-            )
-            .unwrap();
-            gattn::attention_backward(
-                &mut rec,
-                &d,
-                v(&bufs[3]),
-                v(&bufs[0]),
-                v(&bufs[1]),
-                v(&bufs[2]),
-                v(&probs),
-                v(&pw),
-                v(&hb),
-                drop,
-                true,
-                v(&dp),
-                v(&ds),
-                v(&dqb),
-                v(&dkb),
-                v(&dvb),
-            )
-            .unwrap();
-            let hs = [rec.read(v(&scores)), rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
-            let r = rec.finish_blocking().unwrap();
-            let tag = format!("b{b} t{t} nh{nh} hd{hd} drop {}", drop.is_some());
-            close(&format!("scores {tag}"), r.get(hs[0]), cache.scores.as_slice().unwrap(), 1e-5);
-            let pg = r.get(hs[1]);
-            let worst = pg.iter().zip(cache.probs.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
-            assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}"); // the stated tolerance is 1e-4 absolute
-            close(&format!("ctx {tag}"), r.get(hs[2]), ctx_cpu.as_slice().unwrap(), 1e-4);
-            close(&format!("dq {tag}"), r.get(hs[3]), dq.as_slice().unwrap(), 1e-4);
-            close(&format!("dk {tag}"), r.get(hs[4]), dk.as_slice().unwrap(), 1e-4);
-            close(&format!("dv {tag}"), r.get(hs[5]), dv.as_slice().unwrap(), 1e-4);
-        }
+        check_attention(b, t, t, nh, hd, false, &mask, &head);
     }
 }
 
@@ -514,70 +495,10 @@ fn causal_and_cross_attention_match_cpu() {
         (1, 1, 9, 2, 4, false),
         (2, 33, 5, 2, 8, false),
     ] {
-        let h = nh * hd;
-        let (q, k, vv, dctx) = (rand2(b * t, h, 31), rand2(b * tk, h, 32), rand2(b * tk, h, 33), rand2(b * t, h, 34));
         let mut mask = Array2::<f32>::ones((b, tk));
         if tk > 2 {
             mask[[b - 1, tk - 1]] = 0.0;
         }
-        let head = Array1::<f32>::ones(nh);
-        for drop in [None, Some(AttnDropout { p: 0.2, seed: 5 })] {
-            let dmask = drop.map(|d| {
-                Array4::from_shape_fn((b, nh, t, tk), |(bi, hi, i, j)| {
-                    keep_factor(d.seed, ((((bi * nh + hi) * t + i) * tk) + j) as u32, d.p)
-                })
-            });
-            let sh = AttnShape { b, t, nh, tk, causal };
-            let (ctx_cpu, cache) = attention_forward(q.view(), k.view(), vv.view(), &sh, mask.view(), None, dmask);
-            let (dq, dk, dv) = attention_backward(dctx.view(), q.view(), k.view(), vv.view(), &sh, None, &cache);
-            let d = AttnDims { b, t, nh, hd, tk, causal };
-            let bufs: Vec<wgpu::Buffer> = [&q, &k, &vv, &dctx].iter().map(|a| up2(a)).collect();
-            let (mb, hb) = (up2(&mask), up(head.as_slice().unwrap()));
-            let big = b * nh * t * tk;
-            let mk = |l| ctx().buffer(l, big).unwrap();
-            let (scores, probs, pw, dp, ds) = (mk("scores"), mk("probs"), mk("pw"), mk("dp"), mk("ds"));
-            let (cx, dqb) = (ctx().buffer("ctx", b * t * h).unwrap(), ctx().buffer("dq", b * t * h).unwrap());
-            let (dkb, dvb) = (ctx().buffer("dk", b * tk * h).unwrap(), ctx().buffer("dv", b * tk * h).unwrap());
-            let weighted = drop.is_some();
-            let mut rec = ctx().recorder();
-            let (qv, kv, vv_, dcv) = (v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&bufs[3]));
-            gattn::attention_forward(&mut rec, &d, qv, kv, vv_, v(&mb), v(&hb), drop, weighted, v(&scores), v(&probs), v(&pw), v(&cx))
-                .unwrap();
-            gattn::attention_backward(
-                &mut rec,
-                &d,
-                dcv,
-                qv,
-                kv,
-                vv_,
-                v(&probs),
-                v(&pw),
-                v(&hb),
-                drop,
-                weighted,
-                v(&dp),
-                v(&ds),
-                v(&dqb),
-                v(&dkb),
-                v(&dvb),
-            )
-            .unwrap();
-            let hs = [rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
-            let r = rec.finish_blocking().unwrap();
-            let tag = format!("b{b} t{t} tk{tk} nh{nh} hd{hd} causal {causal} drop {}", drop.is_some());
-            let pg = r.get(hs[0]);
-            let worst = pg.iter().zip(cache.probs.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
-            assert!(worst <= 1e-5, "probs {tag}: max abs diff {worst}");
-            if causal {
-                for (idx, &p) in pg.iter().enumerate() {
-                    let (i, j) = ((idx / tk) % t, idx % tk);
-                    assert!(j <= i || p == 0.0, "{tag}: weight {p} above the diagonal at ({i}, {j})");
-                }
-            }
-            close(&format!("ctx {tag}"), r.get(hs[1]), ctx_cpu.as_slice().unwrap(), 1e-4);
-            close(&format!("dq {tag}"), r.get(hs[2]), dq.as_slice().unwrap(), 1e-4);
-            close(&format!("dk {tag}"), r.get(hs[3]), dk.as_slice().unwrap(), 1e-4);
-            close(&format!("dv {tag}"), r.get(hs[4]), dv.as_slice().unwrap(), 1e-4);
-        }
+        check_attention(b, t, tk, nh, hd, causal, &mask, &Array1::<f32>::ones(nh));
     }
 }
