@@ -91,7 +91,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
-from make_fixtures import save_canonical  # noqa: E402 (sorted metadata: a stable file)
+from make_fixtures import file_keys, perturb, rel, save_canonical  # noqa: E402 (shared with the other fixture scripts)
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from safetensors import safe_open  # noqa: E402
@@ -119,10 +119,6 @@ NOISE_STD = 0.2
 MAX_LEN = 40
 VERSIONS = f"torch {torch.__version__}; transformers {transformers.__version__}"
 GENERATOR = "scripts/make_decoder_fixtures.py"
-
-
-def rel(p: Path) -> str:
-    return p.resolve().relative_to(ROOT).as_posix()
 
 
 # --------------------------------------------------------------------------
@@ -171,18 +167,6 @@ DECODER_TIED = {
     "decoder.cls.predictions.decoder.weight": "decoder.bert.embeddings.word_embeddings.weight",
     "decoder.cls.predictions.decoder.bias": "decoder.cls.predictions.bias",
 }
-
-
-def perturb(model, seed):
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for _, p in model.named_parameters():  # tied parameters are listed once
-            p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
-
-
-def file_keys(d: Path) -> dict:
-    with safe_open(str(d / "model.safetensors"), "pt") as f:
-        return {k: f.get_tensor(k) for k in f.keys()}
 
 
 def load_model(name: str):

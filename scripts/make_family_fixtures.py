@@ -87,7 +87,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
-from make_fixtures import char_to_byte_offsets, long_text, save_canonical  # noqa: E402
+from make_fixtures import char_to_byte_offsets, file_keys, long_text, perturb, rel, save_canonical  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from safetensors import safe_open  # noqa: E402
@@ -124,10 +124,6 @@ VERSIONS = f"torch {torch.__version__}; transformers {transformers.__version__}"
 SENTIMENT = dict(id2label={0: "negative", 1: "neutral", 2: "positive"},
                  label2id={"negative": 0, "neutral": 1, "positive": 2})
 BIO = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
-
-
-def rel(p: Path) -> str:
-    return p.resolve().relative_to(ROOT).as_posix()
 
 
 # --------------------------------------------------------------------------
@@ -263,20 +259,6 @@ def tied_pairs(model) -> dict:
     return out
 
 
-def perturb(model, seed):
-    g = torch.Generator().manual_seed(seed)
-    skip = frozen_names(model)
-    with torch.no_grad():
-        for n, p in model.named_parameters():  # tied parameters are listed once
-            if n not in skip:
-                p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
-
-
-def file_keys(d: Path) -> dict:
-    with safe_open(str(d / "model.safetensors"), "pt") as f:
-        return {k: f.get_tensor(k) for k in f.keys()}
-
-
 def load_model(name: str):
     cls = FAMILIES[name][0]
     m = cls.from_pretrained(MODELS / name, attn_implementation="eager", dtype=torch.float32)
@@ -296,7 +278,7 @@ def make_model(name: str, bpe) -> dict:
     else:
         cfg = cfg_cls(vocab_size=len(bpe[0]), attn_implementation="eager", **ROBERTA_COMMON, **kw)
     model = cls(cfg)
-    perturb(model, seed + 50_000)
+    perturb(model, seed + 50_000, skip=frozen_names(model))
     model.save_pretrained(d, safe_serialization=True)
     if is_distil(name):
         save_distil_tokenizer(d)

@@ -228,11 +228,20 @@ N_SPECIAL = 5
 PAD, UNK, CLS, SEP, MASK = range(5)
 
 
-def perturb(model: torch.nn.Module, seed: int) -> None:
+def perturb(model: torch.nn.Module, seed: int, skip=()) -> None:
+    """Every parameter (but those named in `skip`) plus N(0, NOISE_STD) noise, seeded: attention far
+    from uniform. The other fixture scripts use this one."""
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
-        for _, p in model.named_parameters():  # tied params are listed once
-            p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
+        for n, p in model.named_parameters():  # tied params are listed once
+            if n not in skip:
+                p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
+
+
+def file_keys(d: Path) -> dict:
+    """Every tensor of `d`/model.safetensors by its name in the file."""
+    with safe_open(str(d / "model.safetensors"), "pt") as f:
+        return {k: f.get_tensor(k) for k in f.keys()}
 
 
 SMALL_MODELS = {

@@ -26,7 +26,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-from make_fixtures import save_canonical  # noqa: E402 (sorted metadata: a stable file)
+from make_fixtures import perturb, save_canonical  # noqa: E402 (sorted metadata; the shared noise)
 import torch
 import transformers
 from transformers import BertConfig, BertForQuestionAnswering, BertForSequenceClassification, BertForTokenClassification
@@ -58,13 +58,6 @@ TASKS = {
            dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=40,
                 hidden_act="gelu"), 2004, True),
 }
-
-
-def perturb(model, seed):
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for _, p in model.named_parameters():
-            p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
 
 
 def batch(rng, vocab_size, pair):
