@@ -11,11 +11,9 @@ use bertscope::config::{Family, TaskKind};
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, ForwardOptions, MlmRows};
 use bertscope::model::task::TaskLabels;
-use ndarray::ArrayViewD;
-use std::collections::HashMap;
 
 mod common;
-use common::{close, close_grad, load_fixture, root};
+use common::{close, load_fixture, root};
 
 /// Forward (every hidden state, attention and the logits), loss and every gradient of one case.
 fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
@@ -63,16 +61,7 @@ fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
     let (loss, grads, _) = loss_and_grads(&bert.params, &bert.cfg, &batch, &targets, None).unwrap();
     let want = c.f32s["loss"][[0]];
     assert!((loss.loss - want).abs() <= 1e-5 * want.abs().max(1.0), "{name} loss {} vs {want}", loss.loss);
-    let ours: HashMap<String, ArrayViewD<f32>> = grads.tensors().into_iter().collect();
-    let mut graded = 0;
-    for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
-        let hf = &key["grad.".len()..];
-        let canon = family.canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
-        let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon} ({hf})"));
-        close_grad(&format!("{name} grad {hf}"), mine.view(), g.view());
-        graded += 1;
-    }
-    assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");
+    let graded = c.compare_grads(name, grads.tensors(), |hf| family.canonical_name(hf));
     checks + graded + 1
 }
 

@@ -14,7 +14,7 @@ use ndarray::ArrayD;
 use std::collections::HashMap;
 
 mod common;
-use common::{close, close_grad, load_fixture, root};
+use common::{close, load_fixture, root};
 
 struct Case {
     model: String,
@@ -81,16 +81,8 @@ fn run(name: &str, kind: TaskKind) -> usize {
     let want = c.f32s["loss"][[0]];
     assert!((loss.loss - want).abs() <= 1e-5 * want.abs().max(1.0), "{name} loss {} vs {want}", loss.loss);
     assert_eq!(loss.task_loss, Some(loss.loss));
-    let ours: HashMap<String, ndarray::ArrayViewD<f32>> = grads.tensors().into_iter().collect();
-    let mut graded = 0;
-    for (key, g) in c.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
-        let hf = &key["grad.".len()..];
-        let canon = canonical_name(hf).unwrap_or_else(|| panic!("{name}: HF parameter {hf} has no canonical name"));
-        let mine = ours.get(&canon).unwrap_or_else(|| panic!("{name}: no gradient for {canon}"));
-        close_grad(&format!("{name} grad {canon}"), mine.view(), g.view());
-        graded += 1;
-    }
-    assert_eq!(graded, grads.tensors().len(), "{name}: every parameter has an HF gradient to compare with");
+    let f = load_fixture(name);
+    let graded = f.compare_grads(name, grads.tensors(), canonical_name);
     checks + graded + 1
 }
 

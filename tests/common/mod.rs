@@ -37,6 +37,24 @@ pub fn load_fixture(name: &str) -> Fixture {
 }
 
 impl Fixture {
+    /// Every `grad.<file name>` of the fixture against `ours` ((name, gradient) of every parameter),
+    /// found by `name_of` (the file name to ours); each must match (`close_grad`) and every one of
+    /// ours must have a reference. Returns how many were compared.
+    pub fn compare_grads(&self, case: &str, ours: Vec<(String, ArrayViewD<'_, f32>)>, name_of: impl Fn(&str) -> Option<String>) -> usize {
+        let n = ours.len();
+        let ours: std::collections::HashMap<String, ArrayViewD<'_, f32>> = ours.into_iter().collect();
+        let mut graded = 0;
+        for (key, g) in self.f32s.iter().filter(|(k, _)| k.starts_with("grad.")) {
+            let file = &key["grad.".len()..];
+            let name = name_of(file).unwrap_or_else(|| panic!("{case}: HF parameter {file} has no name of ours"));
+            let mine = ours.get(&name).unwrap_or_else(|| panic!("{case}: no gradient for {name} ({file})"));
+            close_grad(&format!("{case} grad {file}"), mine.view(), g.view());
+            graded += 1;
+        }
+        assert_eq!(graded, n, "{case}: every parameter has an HF gradient to compare with");
+        graded
+    }
+
     /// The batch a fixture was computed on: `input_ids` (B, T), `token_type_ids` (zeros when the
     /// file has none) and `attention_mask`.
     pub fn batch(&self) -> Batch {
