@@ -27,6 +27,8 @@ if ! ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1; then
   apt_install mesa-vulkan-drivers
 fi
 
+# A full run needs about 3 GB under target/ (tests, the release CLI, the page build and its tools).
+echo "== disk: $(df -Ph . | awk 'NR == 2 { print $4 }') free under $PWD"
 cargo_rc=0
 # Formatting is part of the suite (rustfmt.toml); a diff counts as a failed test.
 echo "== cargo fmt --check"
