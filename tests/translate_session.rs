@@ -2,12 +2,14 @@
 //! from scratch until the held-out exact match is high, then "4 5 7" decoded step by step (greedy,
 //! seeded sampling, beam search with its tree), each step's attention in the shapes the page draws
 //! (the causal mask exactly 0 above the diagonal, -inf before the softmax; cross-attention target
-//! rows by source columns); pasted data held out a tenth, bad lines named, an empty source refused.
+//! rows by source columns); the files Save offers decode the same; pasted data held out a tenth,
+//! bad lines named, an empty source refused.
 
 use bertscope::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
 use bertscope::explain::translate::{TranslateData, TranslateSetup};
 use bertscope::seq2seq::generate::{beam, greedy};
 use bertscope::seq2seq::stepper::Method;
+use bertscope::seq2seq::Seq2Seq;
 use bertscope::worker::translate_session::TranslateSession;
 use std::path::PathBuf;
 
@@ -68,6 +70,10 @@ fn numbers_from_scratch_then_four_five_seven_step_by_step() {
     let m = &run.trainer.model;
     let want = greedy(m, "4 5 7", 23, 1).unwrap();
     assert_eq!(want.text, "four hundred fifty seven");
+    // what the tab's Save offers (the folder `bertscope train` writes) loads back to the same decoder
+    let saved = Seq2Seq::from_files(&m.to_files().unwrap()).unwrap();
+    assert!(bertscope::seq2seq::is_encoder_decoder(&saved.to_files().unwrap().config_json));
+    assert_eq!(greedy(&saved, "4 5 7", 23, 1).unwrap(), want);
     let req = DecodeRequest { source: "4 5 7".into(), method: Method::Greedy };
     let v0 = run.decode(&req, DecodeAction::Restart).unwrap();
     assert_eq!((v0.step, v0.prefix.clone(), v0.generated.len(), v0.done), (0, vec!["[CLS]".to_string()], 0, false));

@@ -1,7 +1,7 @@
 //! The Translate tab's state as a reducer over `TranslateAction`s: the training form (data set,
 //! pasted pairs, settings), the run's phase and curves (loss, teacher-forced accuracy, held-out
 //! exact match), the latest held-out translations; the decoding form (source, method, temperature,
-//! top-k, beams, seed) and the latest decoding step. Pure Rust (tested natively);
+//! top-k, beams, seed) and the latest decoding step; the saved model's download links. Pure Rust (tested natively);
 //! `components/translate_*.rs` and `decode_*.rs` render it.
 
 use crate::explain::chart::Series;
@@ -130,6 +130,9 @@ pub struct TranslateView {
     pub sent: Option<DecodeRequest>,
     /// Decoding answers received (views and messages), for scripts waiting on the next one.
     pub answers: usize,
+    /// The saved model's files: (name, bytes, blob URL), and the training step they hold.
+    pub links: Vec<(String, usize, String)>,
+    pub saved_step: usize,
 }
 
 impl Default for TranslateView {
@@ -156,6 +159,8 @@ impl Default for TranslateView {
             decoding: false,
             sent: None,
             answers: 0,
+            links: vec![],
+            saved_step: 0,
         }
     }
 }
@@ -174,6 +179,16 @@ impl TranslateView {
     /// has nothing to do (Restart, or change the source or the method).
     pub fn decode_finished(&self) -> bool {
         self.decode.as_ref().is_some_and(|d| d.done) && self.sent.as_ref() == Some(&self.form.request())
+    }
+
+    /// Whether Save can be pressed, or why not (shown beside the button).
+    pub fn save_blocked(&self) -> Option<&'static str> {
+        match (&self.phase, self.has_run, self.step) {
+            (Phase::Preparing(_), _, _) => Some("Wait until the run is set up."),
+            (_, false, _) => Some("Nothing to save yet: train a model first (Start training above)."),
+            (_, true, 0) => Some("Nothing learnt yet: Save works after the first training step."),
+            _ => None,
+        }
     }
 
     pub fn apply(&mut self, action: TranslateAction) {
@@ -283,6 +298,11 @@ impl TranslateView {
                 (self.decoding, self.decode_error, self.answers) = (false, None, self.answers + 1);
             }
             TranslateEvent::DecodeFailed(m) => (self.decoding, self.decode_error, self.answers) = (false, Some(m), self.answers + 1),
+            TranslateEvent::Saved { step, links } => {
+                if self.has_run {
+                    (self.saved_step, self.links) = (step, links);
+                }
+            }
             TranslateEvent::Failed(m) => {
                 self.error = Some(m);
                 self.phase = match &self.phase {
@@ -364,5 +384,24 @@ mod tests {
         assert!(!v.has_run && v.loss.is_empty() && v.decode_error.is_none() && v.form.source == "4 5 7");
         v.apply(TranslateAction::Event(TranslateEvent::Failed("line 3: not a pair".into())));
         assert_eq!(v.phase, Phase::Idle, "a failed start leaves no run");
+    }
+
+    #[test]
+    fn save_says_why_it_waits_and_keeps_the_links_until_reset() {
+        let mut v = TranslateView::default();
+        assert!(v.save_blocked().is_some_and(|m| m.contains("train a model first")));
+        v.apply(TranslateAction::Requested);
+        assert!(v.save_blocked().is_some_and(|m| m.contains("set up")));
+        v.apply(TranslateAction::Event(ready()));
+        assert!(v.save_blocked().is_some_and(|m| m.contains("first training step")), "a run at step 0 has learnt nothing");
+        v.apply(TranslateAction::Event(TranslateEvent::Progress { points: vec![], step: 30, total: 400, running: true, pairs_per_s: 0.0 }));
+        assert_eq!(v.save_blocked(), None, "saving while training saves the current step");
+        let links = vec![("config.json".to_string(), 900, "blob:a".to_string())];
+        v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links: links.clone() }));
+        assert_eq!((v.saved_step, &v.links), (30, &links));
+        v.apply(TranslateAction::Event(TranslateEvent::Reset));
+        assert!(v.links.is_empty() && v.saved_step == 0);
+        v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links }));
+        assert!(v.links.is_empty(), "links of a dropped run are not shown");
     }
 }

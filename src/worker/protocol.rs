@@ -124,6 +124,8 @@ pub enum TranslateCmd {
         req: DecodeRequest,
         action: DecodeAction,
     },
+    /// Reply with the run's model as an HF `EncoderDecoderModel` folder (`Saved`).
+    Save,
 }
 
 /// Worker -> page.
@@ -270,6 +272,12 @@ pub enum TranslateEvent {
     Decoded(Box<DecodeView>),
     /// Decoding could not go on (an empty source, no model yet); the run is untouched.
     DecodeFailed(String),
+    /// The model after training step `step`, as an HF folder's files behind blob URLs made by the
+    /// worker: (name, bytes, URL).
+    Saved {
+        step: usize,
+        links: Vec<(String, usize, String)>,
+    },
     Failed(String),
     /// The run was dropped.
     Reset,

@@ -142,6 +142,7 @@ fn every_message_survives_the_workers_codec() {
             },
             action: DecodeAction::Restart,
         }),
+        ToEngine::Translate(TranslateCmd::Save),
     ];
     for m in &to {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -217,6 +218,7 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Translate(TranslateEvent::DecodeFailed("type a sentence to translate: the source is empty".into())),
         FromEngine::Translate(TranslateEvent::Failed("the pasted data, line 3: not a pair".into())),
         FromEngine::Translate(TranslateEvent::Reset),
+        FromEngine::Translate(TranslateEvent::Saved { step: 2, links: vec![("config.json".into(), 40, "blob:y".into())] }),
         FromEngine::Why(Box::new({
             let w = crate::explain::why::WhyRequest { target: None, method: Some(crate::infer::attribute::Method::Ig), steps: 4 };
             let prep = crate::explain::why::prepare(&bert, &snap, &w).expect("a [MASK] to explain");
@@ -257,10 +259,11 @@ fn every_message_survives_the_workers_codec() {
                 TranslateCmd::Pause => 18,
                 TranslateCmd::Reset => 19,
                 TranslateCmd::Decode { .. } => 20,
+                TranslateCmd::Save => 21,
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 21, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 22, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -305,8 +308,9 @@ fn every_message_survives_the_workers_codec() {
                 TranslateEvent::DecodeFailed(_) => 33,
                 TranslateEvent::Failed(_) => 34,
                 TranslateEvent::Reset => 35,
+                TranslateEvent::Saved { .. } => 36,
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 36, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 37, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

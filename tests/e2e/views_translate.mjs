@@ -3,7 +3,15 @@
 // decoded with Step until the end token; every cross-attention heatmap (target rows by source
 // columns) and every causal self-attention heatmap read from the page, each weight above the
 // diagonal exactly 0 and its score before the softmax -inf; beam search draws its tree; an empty
-// source is a message and decoding goes on.
+// source is a message and decoding goes on. Save: the trained model downloaded as an HF
+// EncoderDecoderModel folder, and `bertscope generate` on it writes what the page's greedy decoding
+// wrote.
+
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { REPO, cli } from "./page_lib.mjs";
 
 export default async (h) => {
   const { test, newPage, sel, settled, assert, shot, metrics, sleep } = h;
@@ -23,6 +31,18 @@ export default async (h) => {
     await p.click(sel(id));
     await p.waitForFunction((n) => Number(document.querySelector('[data-testid="decode-status"]').dataset.answers) > n, before.answers, { timeout: 30_000 });
     return decodeState(p);
+  };
+  /** Decoding to the end with "Run to the end": the output's tokens (the chips after the start
+   *  token) and its text. */
+  const runToEnd = async (p) => {
+    let s = await press(p, "decode-run");
+    for (let i = 0; i < 60 && !s.done; i++) {
+      await sleep(100);
+      s = await decodeState(p);
+    }
+    assert(s.done, `decoding ends: ${JSON.stringify(s)}`);
+    const tokens = await p.$$eval(".decode-output .chip", (els) => els.slice(1).map((e) => e.textContent).filter((t) => t !== "?"));
+    return { tokens, text: (await p.textContent(sel("generated"))).trim(), steps: s.step };
   };
   const matrices = (p, id) =>
     p.$$eval(sel(id), (els) =>
@@ -167,6 +187,61 @@ export default async (h) => {
     }
     assert(!(await p.$(sel("decode-error"))) && (await p.textContent(sel("generated"))).trim().length > 0, "decoding goes on");
     await shot(p, "46-translate-shapes", `section:has(${sel("three-shapes")})`);
+    await p.context().close();
+  });
+
+  await test("translate: Save downloads the trained encoder-decoder; bertscope generate on it writes the page's greedy tokens", async () => {
+    const p = await newPage("?view=translate");
+    await settled(p);
+    assert(await p.isDisabled(sel("translate-save")), "nothing to save before a run");
+    const why = await p.textContent(sel("translate-save-note"));
+    assert(/train a model first/.test(why), `the reason beside the button: ${why}`);
+    assert((await p.getAttribute(sel("translate-save"), "aria-describedby")) === "translate-save-note", "the reason is the button's description");
+
+    // numbers, briefly: until the held-out exact match passes 0.5 (or 60 s), then pause
+    await p.selectOption(sel("translate-dataset"), "numbers");
+    await p.click(sel("translate-start"));
+    await waitPhase(p, "running", 30_000);
+    const t0 = Date.now();
+    while (Date.now() - t0 < 60_000 && (await phase(p)) === "running") {
+      const exact = await series(p, "translate-exact-chart");
+      if (exact.length > 1 && exact[exact.length - 1] > 0.5) break;
+      await sleep(250);
+    }
+    if ((await phase(p)) === "running") {
+      await p.click(sel("translate-pause"));
+      await waitPhase(p, "paused");
+    }
+    const step = Number(await p.textContent(sel("translate-step")));
+    assert(step > 0 && !(await p.isDisabled(sel("translate-save"))), `Save is enabled after training (step ${step})`);
+
+    // Save, by keyboard: three downloads, written into a folder as the browser saves them
+    await p.focus(sel("translate-save"));
+    await p.keyboard.press("Enter");
+    await p.waitForSelector(`${sel("translate-downloads")} a`, { timeout: 30_000 });
+    assert((await p.textContent(sel("translate-downloads"))).includes(`step ${step}`), "the links say which step they hold");
+    const names = await p.$$eval(`${sel("translate-downloads")} a`, (as) => as.map((a) => a.getAttribute("download")));
+    assert(JSON.stringify(names) === JSON.stringify(["config.json", "model.safetensors", "tokenizer.json"]), `downloads ${names}`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bertscope-translate-"));
+    for (const name of names) {
+      const [dl] = await Promise.all([p.waitForEvent("download", { timeout: 30_000 }), p.click(`${sel("translate-downloads")} a[download="${name}"]`)]);
+      assert(dl.suggestedFilename() === name, `downloaded as ${dl.suggestedFilename()}`);
+      await dl.saveAs(path.join(dir, name));
+    }
+    const config = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8"));
+    assert(config.model_type === "encoder-decoder", `model_type ${config.model_type}`);
+    assert(config.decoder.is_decoder === true && config.decoder.add_cross_attention === true, "the decoder's config");
+    await shot(p, "47-translate-saved", `section:has(${sel("translate-save")})`);
+
+    // the page's greedy decoding of "4 5 7" against the CLI's on the saved folder
+    await p.locator(sel("decode-source")).fill("4 5 7");
+    await p.check(sel("decode-greedy"));
+    const page = await runToEnd(p);
+    const out = JSON.parse(execFileSync(cli(), ["generate", "--model", dir, "--text", "4 5 7", "--max-new", "23"], { cwd: REPO, encoding: "utf8" }));
+    metrics.translate_saved = { step, page, cli: { tokens: out.tokens, text: out.text }, bytes: names.map((n) => fs.statSync(path.join(dir, n)).size) };
+    assert(JSON.stringify(out.tokens) === JSON.stringify(page.tokens), `the CLI's tokens ${out.tokens} are the page's ${page.tokens}`);
+    assert(out.text === page.text, `the CLI's text "${out.text}" is the page's "${page.text}"`);
+    fs.rmSync(dir, { recursive: true, force: true });
     await p.context().close();
   });
 };

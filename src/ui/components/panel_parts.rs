@@ -51,11 +51,11 @@ pub fn on_file_text(on_text: Callback<String>) -> Callback<Event> {
 }
 
 /// The saved files as download links: (name, bytes, blob URL), after `lead`.
-pub fn downloads(links: &[(String, usize, String)], testid: &'static str, lead: &'static str) -> Option<Html> {
+pub fn downloads(links: &[(String, usize, String)], testid: &'static str, lead: &str) -> Option<Html> {
     (!links.is_empty()).then(|| {
         html! {
             <p class="downloads" data-testid={testid}>
-                { lead }
+                { lead.to_string() }
                 { for links.iter().map(|(name, size, url)| html! {
                     <a key={name.clone()} href={url.clone()} download={name.clone()}>{ format!("{name} ({:.1} KB)", *size as f64 / 1024.0) }</a>
                 }) }

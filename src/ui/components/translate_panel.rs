@@ -1,8 +1,8 @@
 //! The Translate tab's training panel: the pairs (a bundled set, or pasted / uploaded JSON lines),
 //! the settings, Start / Pause / Reset, the step counter and what the run trains (a new
-//! encoder-decoder, on the CPU path).
+//! encoder-decoder, on the CPU path); Save, and the saved folder's download links.
 
-use super::panel_parts::{number_field, on_file_text, phase_status};
+use super::panel_parts::{downloads, number_field, on_file_text, phase_status};
 use crate::explain::translate::DATASETS;
 use crate::ui::train_state::Phase;
 use crate::ui::translate_state::{TranslateAction, TranslateField, TranslateView};
@@ -16,6 +16,7 @@ pub enum TranslateControl {
     Start,
     Pause,
     Reset,
+    Save,
 }
 
 #[derive(Properties, PartialEq)]
@@ -64,6 +65,13 @@ pub fn TranslatePanel(p: &Props) -> Html {
                 i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_pairs, v.eval_pairs, v.setup_ms / 1000.0) }</p>
         }
     });
+    let blocked = v.save_blocked();
+    let lead = if v.saved_step < v.step {
+        format!("The model at step {} (training went on since: Save again for step {}): ", v.saved_step, v.step)
+    } else {
+        format!("The model at step {}: ", v.saved_step)
+    };
+    let saved = downloads(&v.links, "translate-downloads", &lead);
     let running = v.running();
     let progress = if v.steps > 0 { v.step as f64 / v.steps as f64 } else { 0.0 };
     html! {
@@ -101,6 +109,18 @@ pub fn TranslatePanel(p: &Props) -> Html {
             </div>
             { v.error.clone().map(|m| html! { <p class="error" data-testid="translate-error" role="alert">{ m }</p> }).unwrap_or_default() }
             { info.unwrap_or_default() }
+            <div class="controls after">
+                <button data-testid="translate-save" onclick={ctl(TranslateControl::Save)} disabled={blocked.is_some()}
+                    aria-describedby="translate-save-note">{ "Save model (config.json, model.safetensors, tokenizer.json)" }</button>
+                <span class="muted" id="translate-save-note" data-testid="translate-save-note">{
+                    match blocked {
+                        Some(why) => html! { why },
+                        None => html! { <>{ "A Hugging Face folder: " }<code class="nowrap">{ "EncoderDecoderModel.from_pretrained(DIR)" }</code>
+                            { " loads it in transformers, and " }<code class="nowrap">{ "bertscope generate --model DIR" }</code>{ " decodes with it." }</> },
+                    }
+                }</span>
+            </div>
+            { for saved }
         </div>
     }
 }

@@ -41,6 +41,7 @@ pub fn TranslateTab(p: &Props) -> Html {
                 }
                 TranslateControl::Pause => TranslateCmd::Pause,
                 TranslateControl::Reset => TranslateCmd::Reset,
+                TranslateControl::Save => TranslateCmd::Save,
             };
             engine.send(ToEngine::Translate(cmd));
         })

@@ -65,7 +65,7 @@ impl Worker {
                 }
                 match &self.run {
                     None => TrainEvent::Failed("Nothing trained yet: start a run first.".into()),
-                    Some(r) => match offer_files(&mut self.links, &r.trainer.bert) {
+                    Some(r) => match offer_files(&mut self.links, r.trainer.bert.to_files()) {
                         Ok(links) => TrainEvent::Saved(links),
                         Err(m) => TrainEvent::Failed(m),
                     },
@@ -243,19 +243,27 @@ impl Worker {
     }
 }
 
-/// `bert` as an HF folder's files behind blob URLs (the last ones offered, in `links`, revoked):
-/// the links to send to the page.
-pub(super) fn offer_files(links: &mut Vec<(String, usize, String)>, bert: &Bert) -> Result<Vec<(String, usize, String)>, String> {
-    let f = bert.to_files().map_err(|e| format!("cannot save the model: {e}"))?;
-    for (_, _, url) in links.drain(..) {
-        let _ = web_sys::Url::revoke_object_url(&url);
-    }
+/// A model folder's `files` (`Bert::to_files`, `Seq2Seq::to_files`) behind blob URLs, the last
+/// ones offered (in `links`) revoked: the links to send to the page.
+pub(super) fn offer_files(
+    links: &mut Vec<(String, usize, String)>,
+    files: crate::error::Result<ModelFiles>,
+) -> Result<Vec<(String, usize, String)>, String> {
+    let f = files.map_err(|e| format!("cannot save the model: {e}"))?;
+    revoke(links);
     *links = download_links(&[
         ("config.json", f.config_json.into_bytes()),
         ("model.safetensors", f.weights),
         ("tokenizer.json", f.tokenizer_json.unwrap_or_default()),
     ]);
     Ok(links.clone())
+}
+
+/// Frees the blob URLs of `links` (the page's links to them stop working).
+pub(super) fn revoke(links: &mut Vec<(String, usize, String)>) {
+    for (_, _, url) in links.drain(..) {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
 }
 
 /// Blob URLs (same origin as the page) for downloading files: (name, bytes, URL).

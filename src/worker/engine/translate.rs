@@ -2,9 +2,11 @@
 //! or pasted, a new encoder-decoder made), stepped in slices of about `SLICE_MS` with progress and
 //! the held-out exact match sent as they fall due; and decoding a sentence with the run's model:
 //! one step, back to the start, or "run to the end" a slice of steps at a time, so the page sees
-//! each token arrive and Pause or another step is answered in between. CPU (WebAssembly) only.
+//! each token arrive and Pause or another step is answered in between; the run's model offered for
+//! download as an HF `EncoderDecoderModel` folder (the one `bertscope train --config seq2seq-tiny`
+//! writes). CPU (WebAssembly) only.
 
-use super::train::fetch_text;
+use super::train::{fetch_text, offer_files, revoke};
 use super::tune::message;
 use super::*;
 use crate::explain::decode::{DecodeAction, DecodeRequest};
@@ -23,6 +25,8 @@ pub(super) struct Translating {
     window: (f64, usize),
     /// "Run to the end" in progress: this request, a slice of steps at a time.
     to_end: Option<DecodeRequest>,
+    /// The blob URLs of the last save (revoked at the next, and at Reset).
+    links: Vec<(String, usize, String)>,
 }
 
 impl Translating {
@@ -56,9 +60,17 @@ impl Worker {
                 self.translate_progress()
             }
             TranslateCmd::Reset => {
+                revoke(&mut self.tr.links);
                 self.tr = Translating::default();
                 TranslateEvent::Reset
             }
+            TranslateCmd::Save => match &self.tr.run {
+                None => TranslateEvent::Failed("Nothing trained yet: start a run first.".into()),
+                Some(r) => match offer_files(&mut self.tr.links, r.trainer.model.to_files()) {
+                    Ok(links) => TranslateEvent::Saved { step: r.step_count(), links },
+                    Err(m) => TranslateEvent::Failed(m),
+                },
+            },
             TranslateCmd::Decode { req, action } => {
                 self.tr.to_end = None;
                 match self.tr.run.as_mut() {

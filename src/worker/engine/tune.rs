@@ -54,7 +54,7 @@ impl Worker {
                 None => TuneEvent::Failed("Nothing fine-tuned yet: start a run first.".into()),
                 Some(t) => {
                     let _ = t.sync().await;
-                    match offer_files(&mut self.links, &t.main.bert) {
+                    match offer_files(&mut self.links, t.main.bert.to_files()) {
                         Ok(links) => TuneEvent::Saved(links),
                         Err(m) => TuneEvent::Failed(m),
                     }
