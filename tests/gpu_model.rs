@@ -455,7 +455,9 @@ fn attributions_on_the_gpu_follow_the_cpu() {
             let scale = c.scores.iter().fold(1e-6f32, |m, v| m.max(v.abs()));
             let d = c.scores.iter().zip(&g.scores).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
             assert!(d <= 1e-3 * scale, "{dir} {target} {method:?}: GPU {:?} vs CPU {:?}", g.scores, c.scores);
-            assert!((c.value - g.value).abs() < 1e-5, "f comes from the CPU path on both: {} vs {}", c.value, g.value);
+            // f comes from the CPU on both: its forward (GPU), or the loss that computed the logits
+            // chunk by chunk (CPU integrated gradients): the same up to f32 summation order
+            assert!((c.value - g.value).abs() < 2e-5 * c.value.abs().max(1.0), "f: {} (cpu) vs {} (gpu)", c.value, g.value);
             if let (Some(a), Some(b)) = (c.completeness_gap, g.completeness_gap) {
                 assert!((a - b).abs() <= 1e-3 * a.abs().max(1.0), "{dir} gap {a} vs {b}");
             }

@@ -170,6 +170,7 @@ impl TraceReads {
                 ln_rstd: a1(m.ln_rstd),
                 ln_out: a2(m.ln_out, mm, h),
                 logits: a2(m.logits, mm, v),
+                label_logp: Vec::new(),
             }
         });
         let pool = self.pool.as_ref().map(|p| PoolTrace {

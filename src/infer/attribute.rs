@@ -205,7 +205,10 @@ impl Target {
         match *self {
             Target::Mask { token, .. } => {
                 let mlm = tr.mlm.as_ref().expect("MLM logits at the target rows");
-                log_softmax_at(mlm.logits.row(i), token as usize)
+                match mlm.logits.nrows() {
+                    0 => mlm.label_logp[i], // ForwardOptions::logits_in_loss: the backward's
+                    _ => log_softmax_at(mlm.logits.row(i), token as usize),
+                }
             }
             Target::Class(c) => log_softmax_at(tr.task.as_ref().expect("a task head").logits.row(i), c),
             Target::Tag { pos, label } => log_softmax_at(tr.task.as_ref().expect("a task head").logits.row(i * t + pos), label),
@@ -293,7 +296,10 @@ async fn grads_at(
     for chunk in points.chunks(IG_CHUNK) {
         let first = out.len();
         let k = chunk.len();
-        let (batch, targets, opts) = point_batch(input, target, chunk);
+        let (batch, targets, mut opts) = point_batch(input, target, chunk);
+        // the decoder's logits inside the loss (W read once; half of these points' work otherwise)
+        // (a few rows: the GEMV path reads W once already)
+        opts.logits_in_loss = matches!(target, Target::Mask { .. }) && k >= 8;
         let (d_sum, tr) = backend.input_grads(bert, key, &batch, &targets, &opts).await?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
         for i in 0..k {

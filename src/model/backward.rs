@@ -10,6 +10,7 @@ use crate::cpu::cross_entropy::{cross_entropy_forward_backward, cross_entropy_in
 use crate::cpu::embedding::embedding_backward;
 use crate::cpu::layernorm::layernorm_backward;
 use crate::cpu::linear::linear_backward;
+use crate::cpu::vocab_loss::vocab_cross_entropy;
 use crate::error::{BertError, Result};
 use crate::model::cross::cross_backward;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
@@ -177,15 +178,26 @@ pub fn backward_full<T: Real>(
             return Err(BertError::Input(format!("row {r} is labelled but has no MLM logits in the trace")));
         }
         let tgt: Vec<i64> = mt.rows.iter().map(|&r| labels[r]).collect();
-        let mut dlogits = std::mem::take(&mut mt.logits); // (M, V), logits -> dlogits in place
-        mlm_loss = Some(cross_entropy_inplace(&mut dlogits, &tgt));
         let gm = g.mlm.as_mut().expect("grads mirror params");
         let dec = p.decoder().expect("decoder");
         let ddec = match gm.decoder.as_mut() {
             Some(d) => d.view_mut(),
             None => g.emb.word.view_mut(),
         };
-        let dln = linear_backward(dlogits.view(), mt.ln_out.view(), dec.view(), ddec, Some(gm.bias.view_mut()));
+        let dln = if mt.logits.nrows() == 0 && !mt.rows.is_empty() {
+            // ForwardOptions::logits_in_loss: the decoder inside the loss, input gradients only
+            if !ddec.is_empty() || !gm.bias.is_empty() {
+                return Err(BertError::Input("logits_in_loss gives input gradients only (BertParams::input_grads_only)".into()));
+            }
+            let (loss, logp, dln) = vocab_cross_entropy(mt.ln_out.view(), dec.view(), head.bias.view(), &tgt);
+            mlm_loss = Some(loss);
+            mt.label_logp = logp;
+            dln
+        } else {
+            let mut dlogits = std::mem::take(&mut mt.logits); // (M, V), logits -> dlogits in place
+            mlm_loss = Some(cross_entropy_inplace(&mut dlogits, &tgt));
+            linear_backward(dlogits.view(), mt.ln_out.view(), dec.view(), ddec, Some(gm.bias.view_mut()))
+        };
         let dact = layernorm_backward(
             dln.view(),
             mt.act.view(),

@@ -99,6 +99,11 @@ pub struct ForwardOptions<T> {
     pub word_rows: Option<Array2<T>>,
     /// A decoder's encoder: what its cross-attention reads.
     pub encoder: Option<EncoderStates<T>>,
+    /// The masked-LM head stops at its LayerNorm; the backward computes the decoder's logits
+    /// inside the loss, chunk by chunk (`cpu::vocab_loss`: W read once, no (M, V) array), and leaves
+    /// each labelled row's log-probability in `MlmTrace::label_logp`. Input gradients only
+    /// (`BertParams::input_grads_only`): what attributions need.
+    pub logits_in_loss: bool,
 }
 
 /// The encoder's output as a decoder's cross-attention reads it.
@@ -173,7 +178,10 @@ pub struct MlmTrace<T> {
     pub ln_mean: Array1<T>, // (M)
     pub ln_rstd: Array1<T>, // (M)
     pub ln_out: Array2<T>,  // (M, H)
-    pub logits: Array2<T>,  // (M, V)
+    /// (M, V); (0, V) with `ForwardOptions::logits_in_loss` (the backward computes them).
+    pub logits: Array2<T>,
+    /// With `logits_in_loss`, after the backward: each row's log-probability of its label.
+    pub label_logp: Vec<T>,
 }
 
 #[derive(Clone, Debug)]
@@ -345,7 +353,7 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
                 return Err(BertError::Input(format!("MLM row {r} is outside the batch ({} rows)", b * t)));
             }
             let x = embedding_forward(last, &rows); // (M, H) gather
-            Some(mlm_forward(p, cfg, head, x.view(), rows))
+            Some(mlm_forward(p, cfg, head, x.view(), rows, !opts.logits_in_loss))
         }
     };
 
@@ -372,11 +380,15 @@ fn mlm_forward<T: Real>(
     head: &crate::model::params::MlmHead<T>,
     x: ArrayView2<T>,
     rows: Vec<usize>,
+    with_logits: bool,
 ) -> MlmTrace<T> {
     let pre = linear_forward(x, head.transform.weight.view(), Some(head.transform.bias.view())); // (M, H)
     let act = activation_forward(cfg.mlm_activation(), pre.view());
     let (ln_out, ln_mean, ln_rstd) = layernorm_forward(act.view(), head.ln.gamma.view(), head.ln.beta.view(), cfg.layer_norm_eps);
     let dec = p.decoder().expect("mlm head has a decoder");
-    let logits = linear_forward(ln_out.view(), dec.view(), Some(head.bias.view())); // (M, V)
-    MlmTrace { rows, pre, act, ln_mean, ln_rstd, ln_out, logits }
+    let logits = match with_logits {
+        true => linear_forward(ln_out.view(), dec.view(), Some(head.bias.view())), // (M, V)
+        false => Array2::zeros((0, dec.nrows())),
+    };
+    MlmTrace { rows, pre, act, ln_mean, ln_rstd, ln_out, logits, label_logp: Vec::new() }
 }
