@@ -14,6 +14,6 @@ pub mod linear;
 pub mod mse;
 pub mod position;
 pub mod softmax;
-pub mod vocab_loss;
 #[cfg(test)]
 pub mod testutil;
+pub mod vocab_loss;
