@@ -1,5 +1,8 @@
 //! The `bertscope` binary end to end: output formats scripts rely on, agreement with the PyTorch
 //! fixtures through the CLI, and clear errors (exit 1, no panic) on bad input.
+//!
+//! Over 400 lines: every file under tests/ is a binary that links the whole crate, so related
+//! checks share one file rather than add another link to each test run.
 
 use bertscope::tensorfile::{parse, read_f32};
 use std::path::{Path, PathBuf};

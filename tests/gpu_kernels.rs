@@ -1,6 +1,9 @@
 //! Every WGSL kernel against its CPU twin (src/cpu), on odd shapes that are not multiples of the
 //! workgroup size. Needs a GPU adapter: in CI that is lavapipe (mesa-vulkan-drivers); a missing
 //! adapter fails these tests rather than skipping them.
+//!
+//! Over 400 lines: every file under tests/ is a binary that links the whole crate, so related
+//! checks share one file rather than add another link to each test run.
 #![cfg(feature = "gpu")]
 
 use bertscope::config::Activation;

@@ -2,6 +2,9 @@
 //! and training steps, on bert-tiny (the shipped base weights) and odd shapes (T = 1, 7, 65, 130;
 //! hidden 72 with 3 heads; ReLU, gelu_new, sinusoidal positions, untied decoder, NSP head).
 //! Tolerances: attention probabilities 1e-4 absolute, logits 1e-3, gradients 1e-2 relative.
+//!
+//! Over 400 lines: every file under tests/ is a binary that links the whole crate, so related
+//! checks share one file rather than add another link to each test run.
 #![cfg(feature = "gpu")]
 
 use bertscope::bundle::Bert;
