@@ -130,6 +130,8 @@ pub struct TranslateView {
     pub sent: Option<DecodeRequest>,
     /// Decoding answers received (views and messages), for scripts waiting on the next one.
     pub answers: usize,
+    /// The worker's milliseconds for the step that made `decode`.
+    pub step_ms: Option<f64>,
     /// The saved model's files: (name, bytes, blob URL), and the training step they hold.
     pub links: Vec<(String, usize, String)>,
     pub saved_step: usize,
@@ -159,6 +161,7 @@ impl Default for TranslateView {
             decoding: false,
             sent: None,
             answers: 0,
+            step_ms: None,
             links: vec![],
             saved_step: 0,
         }
@@ -179,6 +182,16 @@ impl TranslateView {
     /// has nothing to do (Restart, or change the source or the method).
     pub fn decode_finished(&self) -> bool {
         self.decode.as_ref().is_some_and(|d| d.done) && self.sent.as_ref() == Some(&self.form.request())
+    }
+
+    /// The time of the step on screen, as shown beside it: "step 4: 2.1 ms" (step 0 is the first
+    /// forward, before any token is chosen).
+    pub fn step_time(&self) -> Option<String> {
+        let (d, ms) = (self.decode.as_ref()?, self.step_ms?);
+        Some(match d.step {
+            0 => format!("first forward: {ms:.1} ms"),
+            n => format!("step {n}: {ms:.1} ms"),
+        })
     }
 
     /// Whether Save can be pressed, or why not (shown beside the button).
@@ -293,8 +306,9 @@ impl TranslateView {
                     self.scores = Some(Rc::new(*s));
                 }
             }
-            TranslateEvent::Decoded(v) => {
-                self.decode = Some(Rc::new(*v));
+            TranslateEvent::Decoded { view, ms } => {
+                self.decode = Some(Rc::new(*view));
+                self.step_ms = Some(ms);
                 (self.decoding, self.decode_error, self.answers) = (false, None, self.answers + 1);
             }
             TranslateEvent::DecodeFailed(m) => (self.decoding, self.decode_error, self.answers) = (false, Some(m), self.answers + 1),
@@ -317,91 +331,5 @@ impl TranslateView {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explain::translate::TranslatePoint;
-
-    fn ready() -> TranslateEvent {
-        let scores = TranslateScores { step: 0, exact_match: 0.0, pairs: 30, held_out: true, examples: vec![] };
-        TranslateEvent::Ready { info: Seq2SeqInfo::default(), train_pairs: 900, eval_pairs: 30, scores: Box::new(scores), setup_ms: 12.0 }
-    }
-
-    #[test]
-    fn a_data_set_sets_the_sizes_and_source_and_the_training_form_locks_during_a_run() {
-        let mut v = TranslateView::default();
-        assert_eq!((v.form.source.as_str(), v.form.setup.max_len), ("4 5 7", 24));
-        v.apply(TranslateAction::Edit(TranslateField::Dataset("toy-translate".into())));
-        assert_eq!((v.form.setup.max_len, v.form.setup.steps), (32, 1500));
-        assert!(v.form.source.contains("bank"));
-        let s = v.form.setup(|p| format!("http://h/{p}"));
-        let urls = ("http://h/datasets/toy-translate/train.jsonl".to_string(), "http://h/datasets/toy-translate/test.jsonl".to_string());
-        assert_eq!(s.data, TranslateData::Urls { train: urls.0, test: urls.1 });
-        v.apply(TranslateAction::Edit(TranslateField::Steps("200".into())));
-        assert_eq!((v.form.setup.steps, v.form.setup.eval_every), (200, 20));
-        v.apply(TranslateAction::Edit(TranslateField::Lr("fast".into())));
-        assert_eq!(v.form.setup.lr, 2e-3, "a bad number keeps the old one");
-        v.apply(TranslateAction::Edit(TranslateField::Dataset("custom".into())));
-        v.apply(TranslateAction::Edit(TranslateField::Custom("{}\n{}".into())));
-        assert_eq!(v.form.setup(|p| p.to_string()).data, TranslateData::Text("{}\n{}".into()));
-        v.apply(TranslateAction::Event(ready()));
-        assert!(v.has_run && v.phase == Phase::Paused && v.exact_match() == Some(0.0));
-        v.apply(TranslateAction::Edit(TranslateField::Steps("5".into())));
-        assert_eq!(v.form.setup.steps, 1500, "locked during a run (the custom set's default)");
-        v.apply(TranslateAction::Edit(TranslateField::Source("1 0".into())));
-        v.apply(TranslateAction::Edit(TranslateField::Method(MethodKind::Beam)));
-        v.apply(TranslateAction::Edit(TranslateField::Beams("20".into())));
-        assert_eq!(v.form.request(), DecodeRequest { source: "1 0".into(), method: Method::Beam { k: 3, length_penalty: 1.0 } });
-        v.apply(TranslateAction::Edit(TranslateField::Method(MethodKind::Sample)));
-        v.apply(TranslateAction::Edit(TranslateField::Temperature("0".into())));
-        v.apply(TranslateAction::Edit(TranslateField::TopK("0".into())));
-        assert_eq!(v.form.request().method, Method::Sample { temperature: 0.8, top_k: 0, seed: 1 });
-    }
-
-    #[test]
-    fn progress_fills_the_curves_and_decoding_keeps_its_own_errors() {
-        let mut v = TranslateView::default();
-        v.apply(TranslateAction::Event(ready()));
-        let points = (1..=20)
-            .map(|i| TranslatePoint {
-                step: i,
-                loss: 5.0 / i as f32,
-                acc: i as f32 / 20.0,
-                exact_match: (i == 20).then_some(0.6),
-                ..Default::default()
-            })
-            .collect();
-        v.apply(TranslateAction::Event(TranslateEvent::Progress { points, step: 20, total: 400, running: true, pairs_per_s: 300.0 }));
-        assert_eq!((v.loss.len(), v.acc.len(), v.exact.len(), v.phase.clone()), (20, 20, 2, Phase::Running));
-        assert!((v.exact_match().unwrap() - 0.6).abs() < 1e-6);
-        v.apply(TranslateAction::DecodeRequested(v.form.request()));
-        assert!(v.decoding && !v.decode_finished());
-        v.apply(TranslateAction::Event(TranslateEvent::DecodeFailed("the source is empty".into())));
-        assert_eq!((v.decoding, v.decode_error.as_deref(), v.error.as_deref()), (false, Some("the source is empty"), None));
-        assert_eq!(v.answers, 1, "counted for scripts");
-        v.apply(TranslateAction::Event(TranslateEvent::Failed("the loss is NaN".into())));
-        assert_eq!((v.phase.clone(), v.error.as_deref()), (Phase::Paused, Some("the loss is NaN")));
-        v.apply(TranslateAction::Event(TranslateEvent::Reset));
-        assert!(!v.has_run && v.loss.is_empty() && v.decode_error.is_none() && v.form.source == "4 5 7");
-        v.apply(TranslateAction::Event(TranslateEvent::Failed("line 3: not a pair".into())));
-        assert_eq!(v.phase, Phase::Idle, "a failed start leaves no run");
-    }
-
-    #[test]
-    fn save_says_why_it_waits_and_keeps_the_links_until_reset() {
-        let mut v = TranslateView::default();
-        assert!(v.save_blocked().is_some_and(|m| m.contains("train a model first")));
-        v.apply(TranslateAction::Requested);
-        assert!(v.save_blocked().is_some_and(|m| m.contains("set up")));
-        v.apply(TranslateAction::Event(ready()));
-        assert!(v.save_blocked().is_some_and(|m| m.contains("first training step")), "a run at step 0 has learnt nothing");
-        v.apply(TranslateAction::Event(TranslateEvent::Progress { points: vec![], step: 30, total: 400, running: true, pairs_per_s: 0.0 }));
-        assert_eq!(v.save_blocked(), None, "saving while training saves the current step");
-        let links = vec![("config.json".to_string(), 900, "blob:a".to_string())];
-        v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links: links.clone() }));
-        assert_eq!((v.saved_step, &v.links), (30, &links));
-        v.apply(TranslateAction::Event(TranslateEvent::Reset));
-        assert!(v.links.is_empty() && v.saved_step == 0);
-        v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links }));
-        assert!(v.links.is_empty(), "links of a dropped run are not shown");
-    }
-}
+#[path = "translate_state_tests.rs"]
+mod tests;

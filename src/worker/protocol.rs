@@ -268,8 +268,12 @@ pub enum TranslateEvent {
     },
     /// The held-out exact match (at every evaluation).
     Scores(Box<TranslateScores>),
-    /// Where decoding is now.
-    Decoded(Box<DecodeView>),
+    /// Where decoding is now, and the worker's milliseconds for the step that made this view (its
+    /// forward, the choice and the view; for Restart the first forward).
+    Decoded {
+        view: Box<DecodeView>,
+        ms: f64,
+    },
     /// Decoding could not go on (an empty source, no model yet); the run is untouched.
     DecodeFailed(String),
     /// The model after training step `step`, as an HF folder's files behind blob URLs made by the

@@ -2,19 +2,73 @@
 // Web Worker on the wasm CPU path, the tab's defaults: numbers 400 steps at lr 3e-3, toy-translate
 // 1,500 steps at lr 2e-3, batch 32, a new 2-layer encoder-decoder of width 64 each time):
 //   1. seconds of training until the page first shows a held-out exact match >= 90% (30 pairs);
-//   2. the exact match at the end of the run, and the seed sentence decoded greedily with it.
-// Prints a table; figures to target/bench-translate.json.
+//   2. the exact match at the end of the run, and the seed sentence decoded greedily with it;
+//   3. one decoding step with the trained model: held-out sources, each Restarted then Stepped to
+//      its end, greedy and beam search with 3 beams, until at least STEPS steps each. The worker's
+//      milliseconds per step (what the page shows beside it, `decode-ms`), median and max, against
+//      one frame (16 ms); and the page's click on Step to the next painted frame, median.
+// Prints two tables; figures to target/bench-translate.json.
 //   node tests/e2e/bench_translate.mjs [--dist dist] [--out target/bench-translate.json]
 import { chromium } from "playwright-core";
 import fs from "node:fs";
 import path from "node:path";
 import { serve } from "./serve.mjs";
-import { FLAGS, pathArg } from "./page_lib.mjs";
+import { FLAGS, REPO, pathArg } from "./page_lib.mjs";
 
 const OUT = pathArg("out", "target/bench-translate.json");
 const DIST = pathArg("dist", "dist");
 const sel = (id) => `[data-testid="${id}"]`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Decoding steps timed per data set and method, at least. */
+const STEPS = 30;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Clicks a decoding button in the page; resolves with the milliseconds from the click to the
+ *  frame painted after the answer (a view or a message), and the worker's time shown for it. */
+const click = (page, id) =>
+  page.evaluate((id) => new Promise((resolve, reject) => {
+    const status = () => document.querySelector('[data-testid="decode-status"]');
+    const before = Number(status().dataset.answers);
+    const t0 = performance.now();
+    const check = () => {
+      if (Number(status().dataset.answers) <= before) return;
+      obs.disconnect();
+      requestAnimationFrame(() => {
+        const ms = document.querySelector('[data-testid="decode-ms"]');
+        resolve({ click_ms: performance.now() - t0, ms: Number(ms.dataset.ms), step: Number(ms.dataset.step), done: status().dataset.done === "true" });
+      });
+    };
+    const obs = new MutationObserver(check);
+    obs.observe(document.body, { attributes: true, subtree: true, attributeFilter: ["data-answers"] });
+    setTimeout(() => reject(new Error("no answer in 30 s")), 30_000);
+    document.querySelector(`[data-testid="${id}"]`).click();
+  }), id);
+
+/** Held-out sources of `dataset`, each Restarted then Stepped to its end with `method`, until at
+ *  least STEPS steps: each step's worker milliseconds and click-to-paint milliseconds. */
+async function stepTimes(page, dataset, method) {
+  const sources = fs.readFileSync(path.join(REPO, "www/datasets", dataset, "test.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).source);
+  await page.check(sel(`decode-${method}`));
+  if (method === "beam") {
+    const k = await page.inputValue(sel("decode-beams"));
+    if (k !== "3") throw new Error(`beam search with ${k} beams, not 3`);
+  }
+  const steps = [];
+  for (let i = 0; steps.length < STEPS; i++) {
+    await page.locator(sel("decode-source")).fill(sources[i % sources.length]);
+    await click(page, "decode-restart");
+    for (let r = { done: false }; !r.done; ) {
+      r = await click(page, "decode-step");
+      if (!(r.step > 0 && Number.isFinite(r.ms))) throw new Error(`no step time: ${JSON.stringify(r)}`);
+      steps.push(r);
+    }
+  }
+  const ms = steps.map((s) => s.ms);
+  return { method, steps: steps.length, median_ms: median(ms), max_ms: Math.max(...ms), click_median_ms: median(steps.map((s) => s.click_ms)), all: steps };
+}
 
 async function run(browser, url, dataset) {
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
@@ -42,8 +96,9 @@ async function run(browser, url, dataset) {
   await page.click(sel("decode-run"));
   await page.waitForFunction(() => document.querySelector('[data-testid="decode-status"]')?.dataset.done === "true", null, { timeout: 60_000 });
   const decoded = { source, output: (await page.textContent(sel("generated"))).trim() };
+  const timed = [await stepTimes(page, dataset, "greedy"), await stepTimes(page, dataset, "beam")];
   await page.context().close();
-  return { dataset, reached, end, decoded };
+  return { dataset, reached, end, decoded, timed };
 }
 
 const server = await serve(DIST);
@@ -62,6 +117,15 @@ for (const r of runs) {
   const first = r.reached ? `${r.reached.seconds.toFixed(1)} s, step ${r.reached.step}` : "not reached";
   const end = `${(r.end.exact_match * 100).toFixed(1)}% at step ${r.end.step}, ${r.end.seconds.toFixed(1)} s (${r.end.rate})`;
   console.log(`| ${r.dataset} | ${first} | ${end} | "${r.decoded.source}" → "${r.decoded.output}" |`);
+}
+console.log("");
+console.log("| one decoding step of the trained model | steps timed | in the worker: median | max | target | click on Step to the painted view: median |");
+console.log("|---|---:|---:|---:|---:|---:|");
+const label = { greedy: "greedy", beam: "beam search, 3 beams" };
+for (const r of runs) {
+  for (const t of r.timed) {
+    console.log(`| ${r.dataset}, ${label[t.method]} | ${t.steps} | ${t.median_ms.toFixed(1)} ms | ${t.max_ms.toFixed(1)} ms | <= 16 ms | ${t.click_median_ms.toFixed(1)} ms |`);
+  }
 }
 console.log(`(load average ${load})`);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });

@@ -3,7 +3,7 @@
 // decoded with Step until the end token; every cross-attention heatmap (target rows by source
 // columns) and every causal self-attention heatmap read from the page, each weight above the
 // diagonal exactly 0 and its score before the softmax -inf; beam search draws its tree; an empty
-// source is a message and decoding goes on. Save: the trained model downloaded as an HF
+// source is a message and decoding goes on; each step shows the worker's time for it. Save: the trained model downloaded as an HF
 // EncoderDecoderModel folder, and `bertscope generate` on it writes what the page's greedy decoding
 // wrote.
 
@@ -105,6 +105,11 @@ export default async (h) => {
     let s = await press(p, "decode-step");
     for (let i = 0; i < 30 && !s.done; i++) s = await press(p, "decode-step");
     assert(s.done, `decoding ends: ${JSON.stringify(s)}`);
+    // the worker's time for the step on screen, beside it (a figure, not checked against a bound)
+    const ms = await p.$eval(sel("decode-ms"), (e) => ({ ms: e.dataset.ms, step: e.dataset.step, text: e.textContent }));
+    assert(ms.ms !== "" && Number(ms.ms) >= 0 && Number(ms.step) === s.step, `decode-ms of step ${s.step}: ${JSON.stringify(ms)}`);
+    assert(new RegExp(`step ${s.step}: \\d+\\.\\d ms`).test(ms.text), `the step's time as shown: ${ms.text}`);
+    await shot(p, "42b-translate-step", `section:has(${sel("decode-step")})`);
     const generated = (await p.textContent(sel("generated"))).trim();
     metrics.translate_numbers.generated = generated;
     assert(generated.length > 0, "a translation");

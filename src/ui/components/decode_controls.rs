@@ -1,6 +1,7 @@
 //! Decoding a sentence of your own, one token at a time: the source, how the next token is chosen
 //! (greedy; sampling with a temperature and top-k, seeded; beam search with K beams), Step / Run to
-//! the end / Restart, and the output so far with the token this step chose.
+//! the end / Restart, the worker's time for the step, and the output so far with the token this
+//! step chose.
 
 use super::panel_parts::number_field;
 use crate::explain::decode::{DecodeAction, DecodeView};
@@ -118,6 +119,11 @@ pub fn DecodeControls(p: &Props) -> Html {
                 <button data-testid="decode-restart" onclick={button(DecodeAction::Restart)} disabled={!can}>{ "↺ Restart" }</button>
                 <span class="status" data-testid="decode-status" data-done={v.decode.as_ref().is_some_and(|d| d.done).to_string()}
                     data-step={v.decode.as_ref().map(|d| d.step).unwrap_or(0).to_string()} data-answers={v.answers.to_string()}>{ status }</span>
+                // always there (empty before the first answer), so the buttons before it stay put
+                <span class="step-ms" data-testid="decode-ms" data-ms={v.step_ms.map(|m| m.to_string()).unwrap_or_default()}
+                    data-step={v.decode.as_ref().map(|d| d.step.to_string()).unwrap_or_default()}
+                    title="The worker's time for this step: the encoder and the decoder run again over the whole prefix (beam search: once per beam), the next token is chosen and this view is built. One frame of a 60 Hz screen is 16.7 ms.">
+                    { v.step_time().map(|t| format!("{t} to compute (a screen frame is 16.7 ms)")).unwrap_or_default() }</span>
             </div>
             { v.decode_error.clone().map(|m| html! { <p class="error" data-testid="decode-error" role="alert">{ m }</p> }).unwrap_or_default() }
             { v.decode.as_ref().map(|d| html! {

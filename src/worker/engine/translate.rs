@@ -2,7 +2,8 @@
 //! or pasted, a new encoder-decoder made), stepped in slices of about `SLICE_MS` with progress and
 //! the held-out exact match sent as they fall due; and decoding a sentence with the run's model:
 //! one step, back to the start, or "run to the end" a slice of steps at a time, so the page sees
-//! each token arrive and Pause or another step is answered in between; the run's model offered for
+//! each token arrive and Pause or another step is answered in between, each answer with the
+//! milliseconds its step took in the worker (performance.now); the run's model offered for
 //! download as an HF `EncoderDecoderModel` folder (the one `bertscope train --config seq2seq-tiny`
 //! writes). CPU (WebAssembly) only.
 
@@ -77,12 +78,14 @@ impl Worker {
                     None => TranslateEvent::DecodeFailed("Train a model first: press Start above (the numbers take a few seconds).".into()),
                     Some(r) => {
                         let first = if action == DecodeAction::RunToEnd { DecodeAction::Step } else { action };
+                        let t0 = now_ms();
                         match r.decode(&req, first) {
                             Ok(v) => {
+                                let ms = now_ms() - t0;
                                 if action == DecodeAction::RunToEnd && !r.decode_done() {
                                     self.tr.to_end = Some(req);
                                 }
-                                TranslateEvent::Decoded(Box::new(v))
+                                TranslateEvent::Decoded { view: Box::new(v), ms }
                             }
                             Err(e) => TranslateEvent::DecodeFailed(message(e)),
                         }
@@ -147,8 +150,11 @@ impl Worker {
                 return true;
             };
             let ev = loop {
+                let s0 = now_ms();
                 match r.decode(&req, DecodeAction::Step) {
-                    Ok(v) if r.decode_done() || now_ms() - t0 >= SLICE_MS => break TranslateEvent::Decoded(Box::new(v)),
+                    Ok(v) if r.decode_done() || now_ms() - t0 >= SLICE_MS => {
+                        break TranslateEvent::Decoded { view: Box::new(v), ms: now_ms() - s0 };
+                    }
                     Ok(_) => {}
                     Err(e) => break TranslateEvent::DecodeFailed(message(e)),
                 }
