@@ -82,6 +82,20 @@ fn contiguous_f32<T: Real>(h: &ArrayView2<T>) -> Option<Vec<f32>> {
 /// between the chunk's logits and its gradient.
 const CHUNK: usize = 256;
 
+/// Whether `vocab_loss_fused` has a vector path here (AVX-512, or AVX2 + FMA). Without one (wasm,
+/// where our packed GEMM serves the logits) the portable loop is slower than logits + softmax.
+pub fn has_fast_path() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            || (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// `vocab_loss` on f32 slices: h (M*H), w (V*H), b (V) -> (logp (M), dh (M*H)).
 pub fn vocab_loss_fused(h: &[f32], m: usize, d: usize, w: &[f32], b: &[f32], labels: &[usize]) -> (Vec<f32>, Vec<f32>) {
     #[cfg(target_arch = "x86_64")]

@@ -298,8 +298,8 @@ async fn grads_at(
         let k = chunk.len();
         let (batch, targets, mut opts) = point_batch(input, target, chunk);
         // the decoder's logits inside the loss (W read once; half of these points' work otherwise)
-        // (a few rows: the GEMV path reads W once already)
-        opts.logits_in_loss = matches!(target, Target::Mask { .. }) && k >= 8;
+        // (a few rows: the GEMV path reads W once already; no vector path, as in wasm: logits first)
+        opts.logits_in_loss = matches!(target, Target::Mask { .. }) && k >= 8 && crate::cpu::vocab_loss::has_fast_path();
         let (d_sum, tr) = backend.input_grads(bert, key, &batch, &targets, &opts).await?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
         for i in 0..k {
