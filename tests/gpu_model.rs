@@ -501,12 +501,19 @@ fn distilbert_and_roberta_run_on_the_gpu_as_on_the_cpu() {
     }
 }
 
-/// An encoder-decoder's decoder is refused on the GPU with a message (not run without its
-/// cross-attention); its encoder runs there as any BERT.
+/// An encoder-decoder's decoder uploads with its cross-attention weights where the CPU has them;
+/// its forward is refused with a message (not run without its cross-attention).
 #[test]
-fn a_decoder_with_cross_attention_is_refused_on_the_gpu_with_a_message() {
+fn a_decoder_with_cross_attention_uploads_and_its_forward_is_refused_with_a_message() {
     let m = bertscope::seq2seq::Seq2Seq::from_dir(Path::new("tests/fixtures/models/enc_dec")).unwrap();
-    let e = GpuModel::upload(ctx(), &m.cfg.decoder, &m.params.decoder).err().expect("refused").to_string();
+    let g = GpuModel::upload(ctx(), &m.cfg.decoder, &m.params.decoder).unwrap();
+    let back = bertscope::backend::block_on(g.download(ctx())).unwrap();
+    for ((name, a), (_, b)) in back.tensors().into_iter().zip(m.params.decoder.tensors()) {
+        assert!(a == b, "{name} differs after upload and download");
+    }
+    assert!(back.layers.iter().all(|l| l.cross.is_some()));
+    let batch = Batch::single(vec![2, 5, 7], vec![0; 3]);
+    let e = forward_blocking(ctx(), &g, &batch, &ForwardOptions::default()).err().expect("refused").to_string();
     assert!(e.contains("CPU path"), "{e}");
     assert!(GpuModel::upload(ctx(), &m.cfg.encoder, &m.params.encoder).is_ok());
 }

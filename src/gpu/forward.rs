@@ -125,6 +125,9 @@ pub fn record_forward(
         dropout(rec, View::whole(&x0), n * h, p, s)?;
     }
 
+    if ps.layers.iter().any(|l| l.cross.is_some()) {
+        return Err(BertError::Gpu("the GPU forward has no cross-attention block yet: a decoder runs on the CPU path".into()));
+    }
     let mut hidden = vec![x0];
     let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
     let dims = AttnDims { causal: cfg.is_decoder, ..AttnDims::selfish(b, t, nh, h / nh) };

@@ -20,11 +20,6 @@ pub struct GpuModel {
 
 impl GpuModel {
     pub fn upload(ctx: &GpuContext, cfg: &BertConfig, params: &BertParams<f32>) -> Result<Self> {
-        // the kernels take a decoder's causal self-attention, but the GPU model has no
-        // cross-attention block yet: refused here rather than run without it
-        if params.layers.iter().any(|l| l.cross.is_some()) {
-            return Err(BertError::Gpu("a decoder with cross-attention (an encoder-decoder's) runs on the CPU path".into()));
-        }
         let layout = ParamLayout::new(params, ctx.align_elems());
         let slots = Slots::resolve(&layout, params, cfg.position_encoding)?;
         let params_buf = ctx.upload("params", &layout.flatten(params))?;

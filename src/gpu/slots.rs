@@ -48,6 +48,20 @@ pub struct LayerSlots {
     pub intermediate: LinearSlots,
     pub output: LinearSlots,
     pub out_ln: NormSlots,
+    /// A decoder layer's `crossattention` (None in an encoder).
+    pub cross: Option<CrossSlots>,
+}
+
+/// `bert.encoder.layer.{l}.crossattention.*`: Q from the decoder, K and V from the encoder.
+#[derive(Clone, Copy, Debug)]
+pub struct CrossSlots {
+    pub query: LinearSlots,
+    pub key: LinearSlots,
+    pub value: LinearSlots,
+    /// `crossattention.output.dense`
+    pub out: LinearSlots,
+    /// `crossattention.output.LayerNorm`
+    pub ln: NormSlots,
 }
 
 /// `cls.predictions.*`
@@ -93,6 +107,19 @@ impl Slots {
         let layers = (0..params.layers.len())
             .map(|l| {
                 let pre = format!("bert.encoder.layer.{l}");
+                let cross = match &params.layers[l].cross {
+                    Some(_) => {
+                        let c = format!("{pre}.crossattention");
+                        Some(CrossSlots {
+                            query: lin(&format!("{c}.self.query"))?,
+                            key: lin(&format!("{c}.self.key"))?,
+                            value: lin(&format!("{c}.self.value"))?,
+                            out: lin(&format!("{c}.output.dense"))?,
+                            ln: norm(&format!("{c}.output.LayerNorm"))?,
+                        })
+                    }
+                    None => None,
+                };
                 Ok(LayerSlots {
                     query: lin(&format!("{pre}.attention.self.query"))?,
                     key: lin(&format!("{pre}.attention.self.key"))?,
@@ -102,6 +129,7 @@ impl Slots {
                     intermediate: lin(&format!("{pre}.intermediate.dense"))?,
                     output: lin(&format!("{pre}.output.dense"))?,
                     out_ln: norm(&format!("{pre}.output.LayerNorm"))?,
+                    cross,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -152,5 +180,27 @@ mod tests {
         let short = ParamLayout::new(&fewer, 64);
         let e = Slots::resolve(&short, &p, PositionEncoding::Learned).unwrap_err().to_string();
         assert!(e.contains("bert.encoder.layer.1.attention.self.query.weight"), "{e}");
+        assert!(s.layers.iter().all(|l| l.cross.is_none()), "an encoder has no cross-attention");
+    }
+
+    #[test]
+    fn a_decoder_layer_gets_its_cross_attention_slots() {
+        let mut cfg = BertConfig::new(30, 8, 2, 2, 12, 16);
+        cfg.is_decoder = true;
+        cfg.add_cross_attention = true;
+        let p = BertParams::<f32>::init(&cfg, Heads::MASKED_LM, 1);
+        let layout = ParamLayout::new(&p, 64);
+        let s = Slots::resolve(&layout, &p, PositionEncoding::Learned).unwrap();
+        let c = s.layers[1].cross.expect("a decoder layer's crossattention");
+        let k = layout.get("bert.encoder.layer.1.crossattention.self.key.weight").unwrap();
+        assert_eq!(c.key.weight, Slot { off: k.off, len: 64 });
+        let ln = layout.get("bert.encoder.layer.1.crossattention.output.LayerNorm.bias").unwrap();
+        assert_eq!(c.ln.beta, Slot { off: ln.off, len: 8 });
+        // parameters with cross-attention, a layout without: the missing tensor is named
+        let mut enc_cfg = cfg.clone();
+        enc_cfg.add_cross_attention = false;
+        let short = ParamLayout::new(&BertParams::<f32>::init(&enc_cfg, Heads::MASKED_LM, 1), 64);
+        let e = Slots::resolve(&short, &p, PositionEncoding::Learned).unwrap_err().to_string();
+        assert!(e.contains("bert.encoder.layer.0.crossattention.self.query.weight"), "{e}");
     }
 }
