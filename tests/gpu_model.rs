@@ -501,19 +501,66 @@ fn distilbert_and_roberta_run_on_the_gpu_as_on_the_cpu() {
     }
 }
 
-/// An encoder-decoder's decoder uploads with its cross-attention weights where the CPU has them;
-/// its forward is refused with a message (not run without its cross-attention).
+/// A fixture's encoder-decoder, its teacher-forced batch and labels, and the CPU's forward of it.
+fn seq2seq_case(
+    name: &str,
+) -> (bertscope::seq2seq::Seq2Seq, bertscope::seq2seq::forward::Seq2SeqBatch, Vec<i64>, bertscope::seq2seq::forward::Seq2SeqTrace<f32>) {
+    use bertscope::seq2seq::forward::{forward as s2s_forward, Seq2SeqBatch};
+    let f = common::load_fixture(name);
+    let m = bertscope::seq2seq::Seq2Seq::from_dir(&common::root().join(&f.meta["model"])).unwrap();
+    let batch_of = |ids: &str, mask: &str| {
+        let a = &f.i64s[ids];
+        let (b, t) = (a.shape()[0], a.shape()[1]);
+        let input_ids = a.iter().map(|&v| v as usize).collect();
+        Batch { b, t, input_ids, token_type_ids: vec![0; b * t], attention_mask: f.i64s[mask].iter().map(|&v| v as u8).collect() }
+    };
+    let batch = Seq2SeqBatch { src: batch_of("input_ids", "attention_mask"), tgt: batch_of("decoder_input_ids", "decoder_attention_mask") };
+    let labels = f.i64s["labels"].iter().copied().collect();
+    let tr = s2s_forward(&m.params, &m.cfg, &batch, MlmRows::All).unwrap();
+    (m, batch, labels, tr)
+}
+
+const SEQ2SEQ_CASES: [&str; 3] = ["dec_teacher", "dec_single", "dec_odd_teacher"];
+
+/// An encoder-decoder's decoder forward on the GPU against the CPU path, on the HF fixtures' batches
+/// (a padded batch of two, one first step, and an encoder narrower than its decoder through
+/// `enc_to_dec_proj`): causal self-attention (exactly 0 above the diagonal), cross-attention (exactly
+/// 0 at the source's padding), every cross block's output, hidden states, logits.
 #[test]
-fn a_decoder_with_cross_attention_uploads_and_its_forward_is_refused_with_a_message() {
-    let m = bertscope::seq2seq::Seq2Seq::from_dir(Path::new("tests/fixtures/models/enc_dec")).unwrap();
-    let g = GpuModel::upload(ctx(), &m.cfg.decoder, &m.params.decoder).unwrap();
-    let back = bertscope::backend::block_on(g.download(ctx())).unwrap();
-    for ((name, a), (_, b)) in back.tensors().into_iter().zip(m.params.decoder.tensors()) {
-        assert!(a == b, "{name} differs after upload and download");
+fn a_decoder_forward_with_cross_attention_on_the_gpu_follows_the_cpu() {
+    let mut padded_keys = 0;
+    for name in SEQ2SEQ_CASES {
+        let (m, batch, _, cpu) = seq2seq_case(name);
+        let g = GpuModel::upload(ctx(), &m.cfg.decoder, &m.params.decoder).unwrap();
+        let opts = ForwardOptions { mlm_rows: MlmRows::All, encoder: Some(cpu.states.clone()), ..Default::default() };
+        let gt = forward_blocking(ctx(), &g, &batch.tgt, &opts).unwrap();
+        compare_traces(name, &gt, &cpu.decoder);
+        assert!(gt.mlm.is_some(), "{name}: the decoder's logits");
+        let (t, s) = (batch.tgt.t, batch.src.t);
+        for (l, (gl, cl)) in gt.layers.iter().zip(&cpu.decoder.layers).enumerate() {
+            for ((bi, hi, i, j), &p) in gl.attn.probs.indexed_iter() {
+                assert!(j <= i || p == 0.0, "{name}: layer {l} self-attention ({bi}, {hi}, {i}, {j}) above the diagonal is {p}");
+            }
+            let (gc, cc) = (gl.cross.as_ref().expect("a GPU cross trace"), cl.cross.as_ref().unwrap());
+            assert_eq!(gc.attn.probs.dim(), (batch.tgt.b, m.cfg.decoder.num_attention_heads, t, s));
+            let d = max_abs(gc.attn.probs.view().into_dyn(), cc.attn.probs.view().into_dyn());
+            assert!(d <= 1e-4, "{name}: layer {l} cross-attention probabilities differ by {d}");
+            for ((bi, _, _, j), &p) in gc.attn.probs.indexed_iter() {
+                if batch.src.attention_mask[bi * s + j] == 0 {
+                    assert!(p == 0.0, "{name}: layer {l} cross-attention to source padding ({bi}, {j}) is {p}");
+                    padded_keys += 1;
+                }
+            }
+            for (what, a, b) in [("k", &gc.k, &cc.k), ("context", &gc.context, &cc.context), ("ln_out", &gc.ln_out, &cc.ln_out)] {
+                let d = max_abs(a.view().into_dyn(), b.view().into_dyn());
+                assert!(d <= 1e-3, "{name}: layer {l} cross {what} differs by {d}");
+            }
+        }
+        let enc = gt.encoder.as_ref().expect("the read-back trace carries the encoder states");
+        assert!(enc.hidden == cpu.states.hidden && enc.mask == cpu.states.mask, "{name}: encoder states");
+        // the decoder without its encoder: a message, not a forward without cross-attention
+        let e = forward_blocking(ctx(), &g, &batch.tgt, &ForwardOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("encoder"), "{e}");
     }
-    assert!(back.layers.iter().all(|l| l.cross.is_some()));
-    let batch = Batch::single(vec![2, 5, 7], vec![0; 3]);
-    let e = forward_blocking(ctx(), &g, &batch, &ForwardOptions::default()).err().expect("refused").to_string();
-    assert!(e.contains("CPU path"), "{e}");
-    assert!(GpuModel::upload(ctx(), &m.cfg.encoder, &m.params.encoder).is_ok());
+    assert!(padded_keys > 0, "a fixture pads a source");
 }

@@ -3,6 +3,7 @@
 //! same `ForwardTrace` the CPU path returns (so `inspect --device gpu` writes the same file).
 
 use super::context::GpuContext;
+use super::cross::{record_cross_forward, GpuEncoder};
 use super::kernels::attention::{attention_forward, is_weighted, AttnDims, AttnDropout};
 use super::kernels::elementwise::{act_forward, dropout, Act};
 use super::kernels::embedding::{embed_sum, gather};
@@ -20,7 +21,8 @@ use crate::model::task::head_dropout;
 pub use super::trace::{GpuLayerTrace, GpuMlmTrace, GpuPoolTrace, GpuTaskTrace, GpuTrace};
 
 /// Dropout sites: 0 embeddings, then per layer 1 + 3l attention probs, 2 + 3l attention output,
-/// 3 + 3l FFN output, then 1 + 3L a task head's input. Each gets its own stream of the counter hash.
+/// 3 + 3l FFN output, then 1 + 3L a task head's input; a decoder's cross blocks after those
+/// (`cross::cross_sites`). Each gets its own stream of the counter hash.
 pub fn site_seed(seed: u32, site: usize) -> u32 {
     seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
 }
@@ -125,9 +127,12 @@ pub fn record_forward(
         dropout(rec, View::whole(&x0), n * h, p, s)?;
     }
 
-    if ps.layers.iter().any(|l| l.cross.is_some()) {
-        return Err(BertError::Gpu("the GPU forward has no cross-attention block yet: a decoder runs on the CPU path".into()));
-    }
+    // a decoder's encoder (what its cross-attention reads), uploaded once
+    let encoder = match (ps.layers.iter().any(|l| l.cross.is_some()), &opts.encoder) {
+        (true, Some(enc)) => Some(GpuEncoder::upload(rec, enc, b, h)?),
+        (true, None) => return Err(BertError::Input("a decoder needs the encoder's output (ForwardOptions::encoder)".into())),
+        (false, _) => None,
+    };
     let mut hidden = vec![x0];
     let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
     let dims = AttnDims { causal: cfg.is_decoder, ..AttnDims::selfish(b, t, nh, h / nh) };
@@ -185,17 +190,14 @@ pub fn record_forward(
             h,
             eps,
         )?;
+        // a decoder layer: attention on the encoder, between the self-attention and the FFN
+        let cross = match (&ls.cross, &encoder) {
+            (Some(cs), Some(enc)) => Some(record_cross_forward(rec, m, cs, enc, View::whole(&attn_ln_out), (b, t, l), seed)?),
+            _ => None,
+        };
+        let ffn_in = View::whole(cross.as_ref().map_or(&attn_ln_out, |c| &c.ln_out));
         let (ffn_pre, ffn_act) = (buf("ffn_pre", n * inter)?, buf("ffn_act", n * inter)?);
-        linear(
-            rec,
-            View::whole(&attn_ln_out),
-            w(ls.intermediate.weight),
-            Some(w(ls.intermediate.bias)),
-            View::whole(&ffn_pre),
-            n,
-            h,
-            inter,
-        )?;
+        linear(rec, ffn_in, w(ls.intermediate.weight), Some(w(ls.intermediate.bias)), View::whole(&ffn_pre), n, h, inter)?;
         act_forward(rec, act, View::whole(&ffn_pre), View::whole(&ffn_act), n * inter)?;
         let ffn_out = buf("ffn_out", n * h)?;
         linear(rec, View::whole(&ffn_act), w(ls.output.weight), Some(w(ls.output.bias)), View::whole(&ffn_out), n, inter, h)?;
@@ -207,7 +209,7 @@ pub fn record_forward(
         layernorm_forward(
             rec,
             View::whole(&ffn_out),
-            Some((View::whole(&attn_ln_out), View::whole(&out_res))),
+            Some((ffn_in, View::whole(&out_res))),
             w(ls.out_ln.gamma),
             w(ls.out_ln.beta),
             View::whole(&out),
@@ -238,6 +240,7 @@ pub fn record_forward(
             out_res,
             out_ln_mean,
             out_ln_rstd,
+            cross,
         });
         hidden.push(out);
     }
@@ -339,6 +342,7 @@ pub fn record_forward(
         task,
         head_mask: opts.head_mask.clone(),
         dropout_seed: seed,
+        encoder,
     })
 }
 

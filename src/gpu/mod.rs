@@ -3,6 +3,7 @@
 //! browser on WebGPU. The CPU path is the spec: every kernel is tested against its CPU twin.
 
 pub mod context;
+pub mod cross;
 pub mod kernels;
 pub mod layout;
 pub mod pipeline;

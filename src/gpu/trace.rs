@@ -1,6 +1,7 @@
 //! What a GPU forward keeps: a buffer for every intermediate the backward reads and
 //! `trace_read` brings back (the GPU twin of `crate::model::forward`'s trace structs).
 
+use super::cross::{GpuCrossTrace, GpuEncoder};
 use super::kernels::elementwise::Act;
 use crate::config::TaskKind;
 use ndarray::Array2;
@@ -26,6 +27,8 @@ pub struct GpuLayerTrace {
     pub out_res: wgpu::Buffer,     // (N, H)
     pub out_ln_mean: wgpu::Buffer,
     pub out_ln_rstd: wgpu::Buffer,
+    /// A decoder layer's cross-attention block.
+    pub cross: Option<GpuCrossTrace>,
 }
 
 pub struct GpuMlmTrace {
@@ -74,4 +77,6 @@ pub struct GpuTrace {
     pub head_mask: Option<Array2<f32>>,
     /// Dropout seeds per site when dropout is on (the backward regenerates the masks).
     pub dropout_seed: Option<u32>,
+    /// A decoder's encoder states (its cross-attention's keys and values came from them).
+    pub encoder: Option<GpuEncoder>,
 }

@@ -2,6 +2,7 @@
 //! recorder for every buffer of a `GpuTrace`, `assemble` shapes the readback into the CPU structs.
 
 use super::context::GpuContext;
+use super::cross::CrossReads;
 use super::forward::{record_forward, GpuTrace};
 use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
@@ -47,6 +48,7 @@ struct LayerReads {
     out_res: ReadHandle,
     out_ln_mean: ReadHandle,
     out_ln_rstd: ReadHandle,
+    cross: Option<CrossReads>,
 }
 
 struct MlmReads {
@@ -96,6 +98,7 @@ impl GpuTrace {
                     out_res: r(&l.out_res),
                     out_ln_mean: r(&l.out_ln_mean),
                     out_ln_rstd: r(&l.out_ln_rstd),
+                    cross: l.cross.as_ref().map(|c| c.request(rec)),
                 })
                 .collect(),
             mlm: self.mlm.as_ref().map(|m| MlmReads {
@@ -157,7 +160,7 @@ impl TraceReads {
                 out_res: a2(l.out_res, n, h),
                 out_ln_mean: a1(l.out_ln_mean),
                 out_ln_rstd: a1(l.out_ln_rstd),
-                cross: None,
+                cross: l.cross.as_ref().zip(tr.encoder.as_ref()).map(|(c, e)| c.assemble(rb, (b, t, e.s, nh, h))),
             })
             .collect();
         let mlm = self.mlm.as_ref().zip(tr.mlm.as_ref()).map(|(m, mt)| {
@@ -189,7 +192,8 @@ impl TraceReads {
                 Array2::from_shape_vec((tt.rows, cols), v).expect("shape")
             },
         });
-        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone(), encoder: None }
+        let encoder = tr.encoder.as_ref().map(|e| e.states.clone());
+        ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: tr.head_mask.clone(), encoder }
     }
 }
 

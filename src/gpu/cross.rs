@@ -1,0 +1,294 @@
+//! A decoder layer's cross-attention block on the GPU (HF `BertLayer.crossattention`), forward and
+//! backward side by side, step for step as `crate::model::cross` (the spec): Q from the
+//! self-attention block's output, K and V from the encoder's states, the encoder's padding masked;
+//! dense, dropout, residual, LayerNorm. The encoder's states come up once per forward (`GpuEncoder`).
+
+use super::forward::site_seed;
+use super::kernels::attention::{attention_backward, attention_forward, is_weighted, AttnDims, AttnDropout};
+use super::kernels::elementwise::dropout;
+use super::kernels::layernorm::{layernorm_backward, layernorm_forward};
+use super::kernels::matmul::{linear, linear_backward};
+use super::kernels::reduce::colsum;
+use super::model::GpuModel;
+use super::recorder::{ReadHandle, Readback, Recorder, View};
+use super::slots::{CrossSlots, Slot};
+use crate::cpu::attention::AttentionCache;
+use crate::error::{BertError, Result};
+use crate::model::forward::{CrossTrace, EncoderStates};
+use ndarray::{Array1, Array2, Array4};
+
+/// The encoder's output as the decoder's cross-attention reads it, on the device.
+pub struct GpuEncoder {
+    /// (B*S, H) the encoder's last hidden state (projected to the decoder's width).
+    pub hidden: wgpu::Buffer,
+    /// (B, S) 1 = a source token, 0 = padding.
+    pub mask: wgpu::Buffer,
+    /// Source length S.
+    pub s: usize,
+    /// The same states on the CPU (a read-back trace carries them, as the CPU's does).
+    pub states: EncoderStates<f32>,
+}
+
+impl GpuEncoder {
+    /// Uploads `enc` for a batch of `b` sequences of a `h`-wide decoder.
+    pub fn upload(rec: &Recorder<'_>, enc: &EncoderStates<f32>, b: usize, h: usize) -> Result<Self> {
+        let s = enc.mask.ncols();
+        if enc.mask.nrows() != b || enc.hidden.dim() != (b * s, h) {
+            return Err(BertError::Input(format!(
+                "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
+                b * s,
+                enc.hidden.dim(),
+                enc.mask.dim()
+            )));
+        }
+        let ctx = rec.ctx();
+        let flat = |a: &Array2<f32>| a.as_standard_layout().iter().copied().collect::<Vec<f32>>();
+        Ok(GpuEncoder {
+            hidden: ctx.upload("encoder_hidden", &flat(&enc.hidden))?,
+            mask: ctx.upload("encoder_mask", &flat(&enc.mask))?,
+            s,
+            states: enc.clone(),
+        })
+    }
+}
+
+/// What a cross block's forward keeps (the GPU twin of `CrossTrace`).
+pub struct GpuCrossTrace {
+    pub q: wgpu::Buffer,      // (N, H) from the decoder
+    pub k: wgpu::Buffer,      // (B*S, H) from the encoder
+    pub v: wgpu::Buffer,      // (B*S, H)
+    pub scores: wgpu::Buffer, // (B, NH, T, S) scaled, before the mask
+    pub probs: wgpu::Buffer,  // (B, NH, T, S)
+    pub pw: wgpu::Buffer,     // (B, NH, T, S) P * dropout (when weighted)
+    pub weighted: bool,
+    pub head: wgpu::Buffer,    // (NH) ones: no head mask on cross-attention
+    pub context: wgpu::Buffer, // (N, H)
+    pub dense: wgpu::Buffer,   // (N, H) after dropout
+    pub res: wgpu::Buffer,     // (N, H) dense + x
+    pub ln_mean: wgpu::Buffer,
+    pub ln_rstd: wgpu::Buffer,
+    pub ln_out: wgpu::Buffer, // (N, H): what the FFN reads
+}
+
+/// Dropout sites of layer `l`'s cross block (probabilities, dense), after `forward::site_seed`'s
+/// 2 + 3L of an encoder's: 2 + 3L + 2l and 3 + 3L + 2l.
+pub fn cross_sites(l: usize, layers: usize) -> (usize, usize) {
+    (2 + 3 * layers + 2 * l, 3 + 3 * layers + 2 * l)
+}
+
+/// The seeds of a cross block's two dropout sites (None where off).
+fn drops(m: &GpuModel, seed: Option<u32>, l: usize) -> (Option<AttnDropout>, Option<(u32, f32)>) {
+    let cfg = &m.cfg;
+    let (sa, sd) = cross_sites(l, cfg.num_hidden_layers);
+    let at = |site: usize, p: f64| seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
+    let adrop = at(sa, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
+    (adrop, at(sd, cfg.hidden_dropout_prob))
+}
+
+fn dims(m: &GpuModel, b: usize, t: usize, s: usize) -> AttnDims {
+    let nh = m.cfg.num_attention_heads;
+    AttnDims { b, t, nh, hd: m.cfg.hidden_size / nh, tk: s, causal: false }
+}
+
+/// Records layer `l`'s cross block on `x` (N, H), the self-attention block's output.
+#[allow(clippy::too_many_arguments)]
+pub fn record_cross_forward(
+    rec: &mut Recorder<'_>,
+    m: &GpuModel,
+    cs: &CrossSlots,
+    enc: &GpuEncoder,
+    x: View<'_>,
+    (b, t, l): (usize, usize, usize),
+    seed: Option<u32>,
+) -> Result<GpuCrossTrace> {
+    let ctx = rec.ctx();
+    let (h, nh, s) = (m.cfg.hidden_size, m.cfg.num_attention_heads, enc.s);
+    let (n, ns) = (b * t, b * s);
+    let w = |sl: Slot| sl.of(&m.params);
+    let buf = |label: &str, len: usize| ctx.buffer(label, len);
+    let (q, k, v) = (buf("cross_q", n * h)?, buf("cross_k", ns * h)?, buf("cross_v", ns * h)?);
+    linear(rec, x, w(cs.query.weight), Some(w(cs.query.bias)), View::whole(&q), n, h, h)?;
+    let e = View::whole(&enc.hidden);
+    linear(rec, e, w(cs.key.weight), Some(w(cs.key.bias)), View::whole(&k), ns, h, h)?;
+    linear(rec, e, w(cs.value.weight), Some(w(cs.value.bias)), View::whole(&v), ns, h, h)?;
+    let (adrop, ddrop) = drops(m, seed, l);
+    let weighted = is_weighted(false, adrop);
+    let big = b * nh * t * s;
+    let (scores, probs) = (buf("cross_scores", big)?, buf("cross_probs", big)?);
+    let pw = buf("cross_probs_weighted", if weighted { big } else { 1 })?;
+    let head = ctx.upload("cross_head", &vec![1f32; nh])?;
+    let context = buf("cross_context", n * h)?;
+    attention_forward(
+        rec,
+        &dims(m, b, t, s),
+        View::whole(&q),
+        View::whole(&k),
+        View::whole(&v),
+        View::whole(&enc.mask),
+        View::whole(&head),
+        adrop,
+        weighted,
+        View::whole(&scores),
+        View::whole(&probs),
+        View::whole(&pw),
+        View::whole(&context),
+    )?;
+    let dense = buf("cross_dense", n * h)?;
+    linear(rec, View::whole(&context), w(cs.out.weight), Some(w(cs.out.bias)), View::whole(&dense), n, h, h)?;
+    if let Some((sd, p)) = ddrop {
+        dropout(rec, View::whole(&dense), n * h, p, sd)?;
+    }
+    let (res, ln_out) = (buf("cross_res", n * h)?, buf("cross_ln_out", n * h)?);
+    let (ln_mean, ln_rstd) = (buf("cross_ln_mean", n)?, buf("cross_ln_rstd", n)?);
+    let (g, bt, o) = (w(cs.ln.gamma), w(cs.ln.beta), View::whole(&ln_out));
+    let eps = m.cfg.layer_norm_eps;
+    layernorm_forward(
+        rec,
+        View::whole(&dense),
+        Some((x, View::whole(&res))),
+        g,
+        bt,
+        o,
+        View::whole(&ln_mean),
+        View::whole(&ln_rstd),
+        n,
+        h,
+        eps,
+    )?;
+    Ok(GpuCrossTrace { q, k, v, scores, probs, pw, weighted, head, context, dense, res, ln_mean, ln_rstd, ln_out })
+}
+
+/// The backward of layer `l`'s cross block: from `d_out` (N, H), the gradient of its output, to the
+/// gradient of `x` (returned), adding the parameters' gradients into `grads` and the encoder
+/// states' gradient (B*S, H) into `d_enc`.
+#[allow(clippy::too_many_arguments)]
+pub fn record_cross_backward(
+    rec: &mut Recorder<'_>,
+    m: &GpuModel,
+    cs: &CrossSlots,
+    ct: &GpuCrossTrace,
+    enc: &GpuEncoder,
+    x: View<'_>,
+    d_out: View<'_>,
+    grads: &wgpu::Buffer,
+    d_enc: View<'_>,
+    (b, t, l): (usize, usize, usize),
+    seed: Option<u32>,
+) -> Result<wgpu::Buffer> {
+    let ctx = rec.ctx();
+    let (h, nh, s) = (m.cfg.hidden_size, m.cfg.num_attention_heads, enc.s);
+    let (n, ns) = (b * t, b * s);
+    let w = |sl: Slot| sl.of(&m.params);
+    let g = |sl: Slot| sl.of(grads);
+    let buf = |label: &str, len: usize| ctx.buffer(label, len);
+    let (adrop, ddrop) = drops(m, seed, l);
+    // ln_out = LN(res), res = dense + x
+    let d_res = buf("d_cross_res", n * h)?;
+    let (rs, mean, rstd) = (View::whole(&ct.res), View::whole(&ct.ln_mean), View::whole(&ct.ln_rstd));
+    layernorm_backward(rec, d_out, rs, mean, rstd, w(cs.ln.gamma), View::whole(&d_res), false, g(cs.ln.gamma), g(cs.ln.beta), n, h)?;
+    let dx = buf("d_cross_x", n * h)?;
+    rec.copy(View::whole(&d_res), View::whole(&dx));
+    // dense = dropout(context W_O^T + b_O)
+    let d_dense = match ddrop {
+        Some((sd, p)) => {
+            let d = buf("d_cross_dense", n * h)?;
+            rec.copy(View::whole(&d_res), View::whole(&d));
+            dropout(rec, View::whole(&d), n * h, p, sd)?;
+            d
+        }
+        None => d_res,
+    };
+    let d_context = buf("d_cross_context", n * h)?;
+    let dc = Some((View::whole(&d_context), false));
+    linear_backward(rec, View::whole(&d_dense), View::whole(&ct.context), w(cs.out.weight), dc, g(cs.out.weight), n, h, h)?;
+    colsum(rec, View::whole(&d_dense), n, h, g(cs.out.bias))?;
+    let big = b * nh * t * s;
+    let (dp, ds) = (buf("d_cross_probs", big)?, buf("d_cross_scores", big)?);
+    let (dq, dk, dv) = (buf("d_cross_q", n * h)?, buf("d_cross_k", ns * h)?, buf("d_cross_v", ns * h)?);
+    attention_backward(
+        rec,
+        &dims(m, b, t, s),
+        View::whole(&d_context),
+        View::whole(&ct.q),
+        View::whole(&ct.k),
+        View::whole(&ct.v),
+        View::whole(&ct.probs),
+        View::whole(&ct.pw),
+        View::whole(&ct.head),
+        adrop,
+        ct.weighted,
+        View::whole(&dp),
+        View::whole(&ds),
+        View::whole(&dq),
+        View::whole(&dk),
+        View::whole(&dv),
+    )?;
+    // q = x W_Q^T + b_Q; k, v from the encoder's states
+    let acc_dx = Some((View::whole(&dx), true));
+    linear_backward(rec, View::whole(&dq), x, w(cs.query.weight), acc_dx, g(cs.query.weight), n, h, h)?;
+    colsum(rec, View::whole(&dq), n, h, g(cs.query.bias))?;
+    let e = View::whole(&enc.hidden);
+    for (d, lin) in [(&dk, cs.key), (&dv, cs.value)] {
+        linear_backward(rec, View::whole(d), e, w(lin.weight), Some((d_enc, true)), g(lin.weight), ns, h, h)?;
+        colsum(rec, View::whole(d), ns, h, g(lin.bias))?;
+    }
+    Ok(dx)
+}
+
+/// Where a cross block's intermediates will be in the readback.
+pub struct CrossReads {
+    q: ReadHandle,
+    k: ReadHandle,
+    v: ReadHandle,
+    scores: ReadHandle,
+    probs: ReadHandle,
+    context: ReadHandle,
+    dense: ReadHandle,
+    res: ReadHandle,
+    ln_mean: ReadHandle,
+    ln_rstd: ReadHandle,
+    ln_out: ReadHandle,
+}
+
+impl GpuCrossTrace {
+    /// Asks `rec` for every intermediate of this block.
+    pub fn request(&self, rec: &Recorder<'_>) -> CrossReads {
+        let r = |b: &wgpu::Buffer| rec.read(View::whole(b));
+        CrossReads {
+            q: r(&self.q),
+            k: r(&self.k),
+            v: r(&self.v),
+            scores: r(&self.scores),
+            probs: r(&self.probs),
+            context: r(&self.context),
+            dense: r(&self.dense),
+            res: r(&self.res),
+            ln_mean: r(&self.ln_mean),
+            ln_rstd: r(&self.ln_rstd),
+            ln_out: r(&self.ln_out),
+        }
+    }
+}
+
+impl CrossReads {
+    /// The CPU's `CrossTrace` for B sequences of T queries over S keys (no dropout masks).
+    pub fn assemble(&self, rb: &Readback, (b, t, s, nh, h): (usize, usize, usize, usize, usize)) -> CrossTrace<f32> {
+        let a2 = |x: ReadHandle, r: usize| Array2::from_shape_vec((r, h), rb.get(x).to_vec()).expect("shape");
+        let a1 = |x: ReadHandle| Array1::from_vec(rb.get(x).to_vec());
+        let a4 = |x: ReadHandle| Array4::from_shape_vec((b, nh, t, s), rb.get(x).to_vec()).expect("shape");
+        let (n, ns) = (b * t, b * s);
+        CrossTrace {
+            q: a2(self.q, n),
+            k: a2(self.k, ns),
+            v: a2(self.v, ns),
+            attn: AttentionCache { scores: a4(self.scores), probs: a4(self.probs), drop: None },
+            context: a2(self.context, n),
+            dense: a2(self.dense, n),
+            drop: None,
+            res: a2(self.res, n),
+            ln_mean: a1(self.ln_mean),
+            ln_rstd: a1(self.ln_rstd),
+            ln_out: a2(self.ln_out, n),
+        }
+    }
+}
