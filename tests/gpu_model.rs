@@ -1,6 +1,7 @@
 //! The whole model on the GPU against the CPU path (the spec): forward intermediates, gradients
 //! and training steps, on bert-tiny (the shipped base weights) and odd shapes (T = 1, 7, 65, 130;
-//! hidden 72 with 3 heads; ReLU, gelu_new, sinusoidal positions, untied decoder, NSP head).
+//! hidden 72 with 3 heads; ReLU, gelu_new, sinusoidal positions, untied decoder, NSP head), and an
+//! encoder-decoder's decoder (causal self-attention, cross-attention, the encoder's gradient).
 //! Tolerances: attention probabilities 1e-4 absolute, logits 1e-3, gradients 1e-2 relative.
 //!
 //! Over 400 lines: every file under tests/ is a binary that links the whole crate, so related
@@ -563,4 +564,46 @@ fn a_decoder_forward_with_cross_attention_on_the_gpu_follows_the_cpu() {
         assert!(e.contains("encoder"), "{e}");
     }
     assert!(padded_keys > 0, "a fixture pads a source");
+}
+
+/// The decoder's loss and gradients on the GPU against `backward_full` on the CPU, on the same
+/// fixtures: every parameter's gradient (the cross blocks' among them) and the encoder states'
+/// gradient (B*S, H) that the encoder's backward starts from.
+#[test]
+fn a_decoder_backward_through_cross_attention_on_the_gpu_follows_the_cpu() {
+    use bertscope::model::backward::backward_full;
+    for name in SEQ2SEQ_CASES {
+        let (m, batch, labels, cpu) = seq2seq_case(name);
+        let (cfg, p) = (&m.cfg.decoder, &m.params.decoder);
+        let targets = Targets { mlm_labels: Some(labels), nsp_labels: None, task: None };
+        let mut opts = targets.forward_options(None);
+        opts.encoder = Some(cpu.states.clone());
+        let mut tr = forward(p, cfg, &batch.tgt, &opts).unwrap();
+        let mut cg = p.zeros_like();
+        let out = backward_full(p, cfg, &batch.tgt, &mut tr, &targets, None, &mut cg).unwrap();
+        let cd = out.d_encoder.expect("the CPU's encoder gradient");
+
+        let c = ctx();
+        let g = GpuModel::upload(c, cfg, p).unwrap();
+        let grads = c.buffer("grads", g.layout.total).unwrap();
+        let mut rec = c.recorder();
+        let gtr = record_forward(&mut rec, &g, &batch.tgt, &opts, false).unwrap();
+        let reads = record_backward(&mut rec, &g, &grads, &batch.tgt, &gtr, &targets).unwrap();
+        let hg = rec.read(View::whole(&grads));
+        let hd = rec.read(View::whole(reads.d_encoder.as_ref().expect("a decoder's backward gives the encoder's gradient")));
+        let rb = rec.finish_blocking().unwrap();
+        let mut gg = p.zeros_like();
+        g.layout.unflatten(rb.get(hg), &mut gg);
+        let gloss = reads.loss(&rb).loss;
+        assert!((gloss - out.loss.loss).abs() <= 1e-4 * out.loss.loss.abs().max(1.0), "{name}: loss {gloss} vs {}", out.loss.loss);
+        compare_grads(name, &gg, &cg);
+        // (the key bias's true gradient is 0: softmax ignores what it adds to a whole row of scores)
+        let moved = |n: &str, t: &ArrayViewD<f32>| n.contains("crossattention") && !n.ends_with("key.bias") && t.iter().any(|&x| x != 0.0);
+        let cross_grads = gg.tensors().into_iter().filter(|(n, t)| moved(n, t)).count();
+        assert_eq!(cross_grads, 9 * cfg.num_hidden_layers, "{name}: every cross-attention tensor gets a gradient");
+        let gd = Array2::from_shape_vec(cd.dim(), rb.get(hd).to_vec()).unwrap();
+        let scale = cd.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+        let d = max_abs(gd.view().into_dyn(), cd.view().into_dyn());
+        assert!(scale > 0.0 && d <= 1e-2 * scale + 1e-6, "{name}: d_encoder differs by {d} (max |cpu| {scale})");
+    }
 }

@@ -1,8 +1,10 @@
 //! The backward pass on the GPU, block for block as `crate::model::backward` (the spec): MLM and
 //! NSP cross-entropy, then the layers last to first, then the embeddings. Parameter gradients
 //! accumulate into a buffer with the parameters' layout; the loss comes back as per-row values
-//! (read with whatever else the step reads, in the same readback).
+//! (read with whatever else the step reads, in the same readback: `loss.rs`). A decoder layer's
+//! cross-attention block goes back through `cross.rs`, which sums the encoder states' gradient.
 
+use super::cross::record_cross_backward;
 use super::forward::{site_seed, GpuTrace};
 use super::kernels::attention::{attention_backward, AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
@@ -11,84 +13,15 @@ use super::kernels::embedding::{scatter_add, scatter_add_except};
 use super::kernels::layernorm::layernorm_backward;
 use super::kernels::matmul::linear_backward;
 use super::kernels::reduce::colsum;
+pub use super::loss::{GpuLoss, LossReads};
 use super::model::GpuModel;
-use super::recorder::{ReadHandle, Readback, Recorder, View};
+use super::recorder::{Recorder, View};
 use super::slots::Slot;
-use super::task::{record_task_backward, TaskReads};
-use crate::cpu::cross_entropy::IGNORE;
+use super::task::record_task_backward;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
 use crate::model::forward::Batch;
 use crate::model::task::head_dropout;
-
-/// Where the losses will be after the recorder finishes.
-pub struct LossReads {
-    mlm: Option<(ReadHandle, Vec<i64>)>,
-    nsp: Option<(ReadHandle, Vec<i64>)>,
-    task: Option<TaskReads>,
-    /// (N, H) the loss's gradient with respect to the embeddings' sum (= the word rows'), on the
-    /// device (attributions read it back).
-    pub d_sum: Option<wgpu::Buffer>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct GpuLoss {
-    pub loss: f32,
-    pub mlm_loss: Option<f32>,
-    pub nsp_loss: Option<f32>,
-    /// (predicted id, target) at every labelled MLM row: the masked-token accuracy.
-    pub mlm_hits: usize,
-    pub mlm_labelled: usize,
-    pub task_loss: Option<f32>,
-    /// A task head's items right by arg-max, of `task_labelled`.
-    pub task_hits: usize,
-    pub task_labelled: usize,
-}
-
-fn mean_loss(stats: &[f32], targets: &[i64]) -> (f32, usize, usize) {
-    let mut sum = 0.0f64;
-    let (mut n, mut hits) = (0usize, 0usize);
-    for (i, &t) in targets.iter().enumerate() {
-        if t != IGNORE {
-            sum += stats[2 * i] as f64;
-            n += 1;
-            hits += (stats[2 * i + 1] as i64 == t) as usize;
-        }
-    }
-    (if n == 0 { 0.0 } else { (sum / n as f64) as f32 }, n, hits)
-}
-
-impl LossReads {
-    pub fn loss(&self, rb: &Readback) -> GpuLoss {
-        let mut out = GpuLoss {
-            loss: 0.0,
-            mlm_loss: None,
-            nsp_loss: None,
-            mlm_hits: 0,
-            mlm_labelled: 0,
-            task_loss: None,
-            task_hits: 0,
-            task_labelled: 0,
-        };
-        if let Some((h, t)) = &self.mlm {
-            let (l, n, hits) = mean_loss(rb.get(*h), t);
-            out.mlm_loss = Some(l);
-            out.mlm_labelled = n;
-            out.mlm_hits = hits;
-        }
-        if let Some((h, t)) = &self.nsp {
-            out.nsp_loss = Some(mean_loss(rb.get(*h), t).0);
-        }
-        if let Some(tr) = &self.task {
-            let tl = tr.loss(rb);
-            out.task_loss = Some(tl.loss);
-            out.task_hits = tl.hits;
-            out.task_labelled = tl.labelled;
-        }
-        out.loss = out.mlm_loss.unwrap_or(0.0) + out.nsp_loss.unwrap_or(0.0) + out.task_loss.unwrap_or(0.0);
-        out
-    }
-}
 
 /// Bias gradient of a linear layer: db += column sums of dy (rows, out).
 fn bias_grad(rec: &mut Recorder<'_>, dy: View<'_>, rows: usize, out: usize, db: View<'_>) -> Result<()> {
@@ -105,6 +38,20 @@ pub fn record_backward(
     tr: &GpuTrace,
     targets: &Targets,
 ) -> Result<LossReads> {
+    record_backward_full(rec, m, grads, batch, tr, targets, None)
+}
+
+/// `record_backward` plus `d_last` (N, H), a gradient arriving at the last hidden state from
+/// outside (an encoder's, from its decoder's cross-attention), as `model::backward::backward_full`.
+pub fn record_backward_full(
+    rec: &mut Recorder<'_>,
+    m: &GpuModel,
+    grads: &wgpu::Buffer,
+    batch: &Batch,
+    tr: &GpuTrace,
+    targets: &Targets,
+    d_last: Option<View<'_>>,
+) -> Result<LossReads> {
     let cfg = &m.cfg;
     targets.validate(cfg, batch)?;
     let ctx = rec.ctx();
@@ -119,7 +66,13 @@ pub fn record_backward(
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let drop = |site: usize, p: f64| tr.dropout_seed.filter(|_| p > 0.0).map(|s| (site_seed(s, site), p as f32));
     let dx = buf("d_hidden", n * h)?; // d last hidden, zeroed
-    let mut reads = LossReads { mlm: None, nsp: None, task: None, d_sum: None };
+    match d_last {
+        Some(d) if d.len == n * h => rec.copy(d, View::whole(&dx)),
+        Some(d) => return Err(BertError::Input(format!("the last hidden state's gradient must be {n} x {h}, got {} values", d.len))),
+        None => {}
+    }
+    let d_enc = tr.encoder.as_ref().map(|e| buf("d_encoder", b * e.s * h)).transpose()?; // zeroed
+    let mut reads = LossReads { mlm: None, nsp: None, task: None, d_sum: None, d_encoder: None };
 
     // A fine-tuning head (gpu::task).
     if let Some(labels) = &targets.task {
@@ -278,23 +231,31 @@ pub fn record_backward(
             h,
         )?;
         bias_grad(rec, View::whole(&d_ffn_out), n, h, g(ls.output.bias))?;
-        // ffn_act = act(ffn_pre), ffn_pre = attn_ln_out W_i^T + b_i
+        // ffn_act = act(ffn_pre), ffn_pre = ffn_in W_i^T + b_i; ffn_in = attn_ln_out, or in a
+        // decoder the cross block's output
         let d_ffn_pre = buf("d_ffn_pre", n * inter)?;
         act_backward(rec, act, View::whole(&lt.ffn_pre), View::whole(&d_ffn_act), View::whole(&d_ffn_pre), n * inter)?;
-        let d_attn_ln_out = buf("d_attn_ln_out", n * h)?;
-        rec.copy(View::whole(&d_out_res), View::whole(&d_attn_ln_out));
+        let d_ffn_in = buf("d_ffn_in", n * h)?;
+        rec.copy(View::whole(&d_out_res), View::whole(&d_ffn_in));
         linear_backward(
             rec,
             View::whole(&d_ffn_pre),
-            View::whole(&lt.attn_ln_out),
+            View::whole(lt.cross.as_ref().map_or(&lt.attn_ln_out, |c| &c.ln_out)),
             w(ls.intermediate.weight),
-            Some((View::whole(&d_attn_ln_out), true)),
+            Some((View::whole(&d_ffn_in), true)),
             g(ls.intermediate.weight),
             n,
             h,
             inter,
         )?;
         bias_grad(rec, View::whole(&d_ffn_pre), n, inter, g(ls.intermediate.bias))?;
+        let d_attn_ln_out = match (&ls.cross, &lt.cross, &tr.encoder, &d_enc) {
+            (Some(cs), Some(ct), Some(enc), Some(de)) => {
+                let (x, de) = (View::whole(&lt.attn_ln_out), View::whole(de));
+                record_cross_backward(rec, m, cs, ct, enc, x, View::whole(&d_ffn_in), grads, de, (b, t, l), tr.dropout_seed)?
+            }
+            _ => d_ffn_in,
+        };
         // attn_ln_out = LN(attn_res), attn_res = attn_dense + input
         let d_attn_res = buf("d_attn_res", n * h)?;
         layernorm_backward(
@@ -394,5 +355,6 @@ pub fn record_backward(
         scatter_add_except(rec, View::whole(&d_sum), &batch.position_ids(cfg), pad, h, g(pos))?;
     }
     reads.d_sum = Some(d_sum);
+    reads.d_encoder = d_enc;
     Ok(reads)
 }

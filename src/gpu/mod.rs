@@ -6,6 +6,7 @@ pub mod context;
 pub mod cross;
 pub mod kernels;
 pub mod layout;
+pub mod loss;
 pub mod pipeline;
 pub mod recorder;
 pub mod slots;
