@@ -607,3 +607,28 @@ fn a_decoder_backward_through_cross_attention_on_the_gpu_follows_the_cpu() {
         assert!(scale > 0.0 && d <= 1e-2 * scale + 1e-6, "{name}: d_encoder differs by {d} (max |cpu| {scale})");
     }
 }
+
+/// The whole encoder-decoder's loss and gradients through a GPU `Backend` (the encoder's forward,
+/// the decoder's forward and backward, the encoder's backward from the decoder's gradient, and
+/// `enc_to_dec_proj` in dec_odd_teacher) against the CPU's `Backend`: the loss and every gradient.
+#[test]
+fn an_encoder_decoder_loss_and_gradients_on_a_gpu_backend_follow_the_cpu() {
+    use bertscope::backend::{block_on, Backend};
+    let mut gpu = block_on(Backend::open_gpu()).expect("a GPU adapter is required");
+    for (i, name) in SEQ2SEQ_CASES.into_iter().enumerate() {
+        let (m, batch, labels, _) = seq2seq_case(name);
+        let (cl, cg) = block_on(Backend::cpu().seq2seq_loss_and_grads(&m, (0, 0), &batch, &labels)).unwrap();
+        let (gl, gg) = block_on(gpu.seq2seq_loss_and_grads(&m, (7, i), &batch, &labels)).unwrap();
+        assert!((cl - gl).abs() <= 1e-4 * cl.abs().max(1.0), "{name}: loss {cl} (cpu) vs {gl} (gpu)");
+        let (gt, ct) = (gg.tensors(), cg.tensors());
+        assert_eq!(gt.len(), ct.len());
+        assert_eq!(gt.iter().filter(|(n, _)| n.starts_with("enc_to_dec_proj")).count(), if name == "dec_odd_teacher" { 2 } else { 0 });
+        for ((n, a), (_, b)) in gt.into_iter().zip(ct) {
+            let scale = b.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+            let d = max_abs(a.view(), b.view());
+            assert!(d <= 1e-2 * scale + 1e-6, "{name}: gradient of {n} differs by {d} (max |cpu| {scale})");
+        }
+        let moved = gg.encoder.layers[0].query.weight.iter().any(|&x| x != 0.0);
+        assert!(moved, "{name}: the encoder's gradient arrives from the decoder");
+    }
+}

@@ -7,6 +7,7 @@
 //! futures complete at once. Native callers block at their edge with `block_on`.
 
 mod optimizer;
+mod seq2seq;
 
 pub use optimizer::{task_eval, EvalStats, Optimizer, StepStats};
 
@@ -35,6 +36,8 @@ pub struct Backend {
 struct GpuSide {
     ctx: Rc<GpuContext>,
     weights: Option<(WeightsKey, GpuModel)>,
+    /// An encoder-decoder's two halves (`seq2seq.rs`).
+    seq2seq: Option<(WeightsKey, GpuModel, GpuModel)>,
 }
 
 #[cfg(feature = "gpu")]
@@ -64,7 +67,7 @@ impl Backend {
     /// A GPU backend on an open device.
     #[cfg(feature = "gpu")]
     pub fn gpu(ctx: Rc<GpuContext>) -> Self {
-        Backend { gpu: Some(GpuSide { ctx, weights: None }) }
+        Backend { gpu: Some(GpuSide { ctx, weights: None, seq2seq: None }) }
     }
 
     /// Opens the default adapter's device (an error says why there is none).
@@ -100,6 +103,7 @@ impl Backend {
         #[cfg(feature = "gpu")]
         if let Some(g) = &mut self.gpu {
             g.weights = None;
+            g.seq2seq = None;
         }
     }
 
