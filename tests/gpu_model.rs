@@ -618,7 +618,10 @@ fn an_encoder_decoder_loss_and_gradients_on_a_gpu_backend_follow_the_cpu() {
     for (i, name) in SEQ2SEQ_CASES.into_iter().enumerate() {
         let (m, batch, labels, _) = seq2seq_case(name);
         let (cl, cg) = block_on(Backend::cpu().seq2seq_loss_and_grads(&m, (0, 0), &batch, &labels)).unwrap();
+        let before = gpu.context().unwrap().counters();
         let (gl, gg) = block_on(gpu.seq2seq_loss_and_grads(&m, (7, i), &batch, &labels)).unwrap();
+        let after = gpu.context().unwrap().counters();
+        assert_eq!((after.submits - before.submits, after.readbacks - before.readbacks), (3, 3), "{name}: three submits");
         assert!((cl - gl).abs() <= 1e-4 * cl.abs().max(1.0), "{name}: loss {cl} (cpu) vs {gl} (gpu)");
         let (gt, ct) = (gg.tensors(), cg.tensors());
         assert_eq!(gt.len(), ct.len());

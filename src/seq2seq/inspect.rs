@@ -49,8 +49,8 @@ pub fn inspect(m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, T
 
 /// `loss` and every parameter's gradient (under the file's names) for a batch JSON with
 /// `input_ids`, `attention_mask`?, `decoder_input_ids`, `decoder_attention_mask`? and `labels`
-/// (B x T, -100 ignored), as HF's `EncoderDecoderModel` computes them (dropout off).
-pub fn grad(m: &Seq2Seq, bj: &crate::infer::BatchJson) -> Result<Vec<(String, Tensor)>> {
+/// (B x T, -100 ignored), as HF's `EncoderDecoderModel` computes them (dropout off), on `backend`.
+pub async fn grad(backend: &mut crate::backend::Backend, m: &Seq2Seq, bj: &crate::infer::BatchJson) -> Result<Vec<(String, Tensor)>> {
     use crate::infer::{flatten, to_ids};
     let batch = |ids: &[Vec<i64>], mask: &Option<Vec<Vec<i64>>>, name: &str| -> Result<Batch> {
         let (b, t) = (ids.len(), ids.first().map_or(0, Vec::len));
@@ -71,8 +71,8 @@ pub fn grad(m: &Seq2Seq, bj: &crate::infer::BatchJson) -> Result<Vec<(String, Te
         serde_json::from_value(bj.labels.clone().ok_or_else(|| BertError::Input("the batch has no `labels` (B x T)".into()))?)
             .map_err(|e| BertError::Input(format!("labels must be B rows of T token ids (-100: no loss): {e}")))?;
     let labels = flatten("labels", &rows, tgt.b, tgt.t)?;
-    let out = super::forward::loss_and_grads(&m.params, &m.cfg, &Seq2SeqBatch { src, tgt }, &labels)?;
-    let mut tensors = vec![("loss".to_string(), Tensor::F32(ndarray::arr1(&[out.loss]).into_dyn()))];
-    tensors.extend(out.grads.tensors().into_iter().map(|(n, t)| (n, Tensor::F32(t.to_owned()))));
+    let (loss, grads) = backend.seq2seq_loss_and_grads(m, (0, 0), &Seq2SeqBatch { src, tgt }, &labels).await?;
+    let mut tensors = vec![("loss".to_string(), Tensor::F32(ndarray::arr1(&[loss]).into_dyn()))];
+    tensors.extend(grads.tensors().into_iter().map(|(n, t)| (n, Tensor::F32(t.to_owned()))));
     Ok(tensors)
 }
