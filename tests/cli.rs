@@ -454,7 +454,7 @@ fn grad_takes_each_heads_labels() {
 }
 
 /// `generate` prints HF generate's greedy and beam tokens in its fixed JSON; sampling is seeded;
-/// `inspect --target` writes both halves' states and attentions; a wrong model or missing target
+/// `inspect --target` writes both halves' states and attentions, the same on the GPU; a wrong model or missing target
 /// is a one-line error.
 #[test]
 fn an_encoder_decoder_generates_and_inspects() {
@@ -485,6 +485,26 @@ fn an_encoder_decoder_generates_and_inspects() {
     assert_eq!(shape("decoder_attentions.0"), [3, t, t]);
     assert_eq!(shape("encoder_hidden_states.2"), [s, 36]);
     assert_eq!(shape("logits")[0], t);
+    // the same on the GPU: ids exact, attentions within 1e-4, hidden states and logits within 1e-3
+    let gout = std::env::temp_dir().join("bertscope-cli-s2s-gpu.safetensors");
+    let args = ["inspect", "--model", &model, "--text", "the cat sat", "--target", "a dog ran", "--device", "gpu"];
+    let o = run(&[&args[..], &["--out", gout.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let gbytes = std::fs::read(&gout).unwrap();
+    let gst = bertscope::tensorfile::parse(&gbytes).unwrap();
+    assert_eq!(gst.names().len(), st.names().len());
+    for name in st.names() {
+        let (c, g) = (st.tensor(name).unwrap(), gst.tensor(name).unwrap());
+        assert_eq!(c.shape(), g.shape(), "{name}");
+        if name.ends_with("input_ids") {
+            assert_eq!(c.data(), g.data(), "{name}");
+            continue;
+        }
+        let (c, g) = (bertscope::tensorfile::read_f32(name, &c).unwrap(), bertscope::tensorfile::read_f32(name, &g).unwrap());
+        let d = c.iter().zip(g.iter()).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        let tol = if name.contains("attentions") { 1e-4 } else { 1e-3 };
+        assert!(d <= tol, "{name}: the GPU's differs by {d}");
+    }
     fails_with(&["inspect", "--model", &model, "--text", "x", "--out", out.to_str().unwrap()], "needs --target");
     fails_with(&["generate", "--model", &default_model(), "--text", "x"], "not an encoder-decoder");
 }

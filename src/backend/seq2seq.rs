@@ -1,5 +1,6 @@
-//! An encoder-decoder's teacher-forced loss and gradients through the backend. On the CPU,
-//! `seq2seq::forward::loss_and_grads`; on the GPU the same steps in three submits, the encoder's
+//! An encoder-decoder's forward, and its teacher-forced loss and gradients, through the backend. On
+//! the CPU, `seq2seq::forward`; on the GPU the forward is two submits (each half read back whole),
+//! the loss and gradients the same steps in three submits, the encoder's
 //! trace kept on the device between them: the encoder's forward (its last hidden state read back),
 //! the decoder's forward and backward reading it (the encoder states' gradient read back), and the
 //! encoder's backward from that gradient. `enc_to_dec_proj` (when the widths differ) runs on the CPU
@@ -7,10 +8,28 @@
 
 use super::{Backend, WeightsKey};
 use crate::error::Result;
-use crate::seq2seq::forward::{loss_and_grads, Seq2SeqBatch};
+use crate::model::forward::MlmRows;
+use crate::seq2seq::forward::{forward, loss_and_grads, Seq2SeqBatch, Seq2SeqTrace};
 use crate::seq2seq::{Seq2Seq, Seq2SeqParams};
 
 impl Backend {
+    /// Both halves' forward with every intermediate, the decoder's logits at `rows`, as
+    /// `seq2seq::forward::forward`.
+    pub async fn seq2seq_forward(
+        &mut self,
+        m: &Seq2Seq,
+        key: WeightsKey,
+        batch: &Seq2SeqBatch,
+        rows: MlmRows,
+    ) -> Result<Seq2SeqTrace<f32>> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &mut self.gpu {
+            return gpu::forward(g, m, key, batch, rows).await;
+        }
+        let _ = key;
+        forward(&m.params, &m.cfg, batch, rows)
+    }
+
     /// The mean cross-entropy over `labels` (B*T, -100 ignored) and every parameter's gradient
     /// (dropout off), as `seq2seq::forward::loss_and_grads`. `key` names the weights as in `forward`.
     pub async fn seq2seq_loss_and_grads(
@@ -41,7 +60,7 @@ mod gpu {
     use crate::gpu::{GpuContext, View};
     use crate::model::backward::Targets;
     use crate::model::forward::{EncoderStates, ForwardOptions, MlmRows};
-    use crate::seq2seq::forward::Seq2SeqBatch;
+    use crate::seq2seq::forward::{Seq2SeqBatch, Seq2SeqTrace};
     use crate::seq2seq::{Seq2Seq, Seq2SeqParams};
     use ndarray::Array2;
 
@@ -59,6 +78,38 @@ mod gpu {
         }
     }
 
+    /// The encoder's last hidden state (B*S, H_enc) at the decoder's width.
+    fn project(m: &Seq2Seq, last: &Array2<f32>) -> Array2<f32> {
+        match &m.params.proj {
+            Some(pr) => linear_forward(last.view(), pr.weight.view(), Some(pr.bias.view())),
+            None => last.clone(),
+        }
+    }
+
+    fn check(batch: &Seq2SeqBatch) -> Result<()> {
+        match batch.src.b == batch.tgt.b {
+            true => Ok(()),
+            false => Err(BertError::Input(format!("{} sources but {} targets", batch.src.b, batch.tgt.b))),
+        }
+    }
+
+    pub(super) async fn forward(
+        g: &mut GpuSide,
+        m: &Seq2Seq,
+        key: WeightsKey,
+        batch: &Seq2SeqBatch,
+        rows: MlmRows,
+    ) -> Result<Seq2SeqTrace<f32>> {
+        check(batch)?;
+        let (ctx, enc, dec) = g.with_seq2seq(key, m)?;
+        let eopts = ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() };
+        let encoder = crate::gpu::forward::forward(ctx, enc, &batch.src, &eopts).await?;
+        let states = EncoderStates { hidden: project(m, encoder.last_hidden()), mask: encoder.mask.clone() };
+        let dopts = ForwardOptions { mlm_rows: rows, encoder: Some(states.clone()), ..Default::default() };
+        let decoder = crate::gpu::forward::forward(ctx, dec, &batch.tgt, &dopts).await?;
+        Ok(Seq2SeqTrace { encoder, states, decoder })
+    }
+
     fn matrix(v: &[f32], rows: usize, cols: usize, what: &str) -> Result<Array2<f32>> {
         Array2::from_shape_vec((rows, cols), v.to_vec()).map_err(|e| BertError::Gpu(format!("{what} readback: {e}")))
     }
@@ -70,10 +121,8 @@ mod gpu {
         batch: &Seq2SeqBatch,
         labels: &[i64],
     ) -> Result<(f32, Seq2SeqParams<f32>)> {
+        check(batch)?;
         let (src, tgt) = (&batch.src, &batch.tgt);
-        if src.b != tgt.b {
-            return Err(BertError::Input(format!("{} sources but {} targets", src.b, tgt.b)));
-        }
         let targets = Targets { mlm_labels: Some(labels.to_vec()), nsp_labels: None, task: None };
         targets.validate(&m.cfg.decoder, tgt)?;
         if targets.labelled_rows().is_empty() {
@@ -90,10 +139,7 @@ mod gpu {
         let hl = rec.read(View::whole(etr.hidden.last().expect("at least the embeddings")));
         let rb = rec.finish().await?;
         let last = matrix(rb.get(hl), ns, m.cfg.encoder.hidden_size, "the encoder's last hidden state")?;
-        let hidden = match &m.params.proj {
-            Some(pr) => linear_forward(last.view(), pr.weight.view(), Some(pr.bias.view())),
-            None => last.clone(),
-        };
+        let hidden = project(m, &last);
         let mask = Array2::from_shape_fn((src.b, src.t), |(i, j)| src.attention_mask[i * src.t + j] as f32);
 
         // 2. The decoder's forward and backward on it; the encoder states' gradient comes back.

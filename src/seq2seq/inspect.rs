@@ -2,7 +2,7 @@
 //! teacher-forced ([decoder_start] + its tokens without special tokens), through the decoder; and
 //! `bertscope grad` of a labelled batch.
 
-use super::forward::{forward, Seq2SeqBatch};
+use super::forward::Seq2SeqBatch;
 use super::Seq2Seq;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, MlmRows};
@@ -11,7 +11,8 @@ use ndarray::Axis;
 
 /// encoder_hidden_states.{0..=L} (S, H), encoder_attentions.{l} (NH, S, S), decoder_attentions.{l}
 /// (NH, T, T), cross_attentions.{l} (NH, T, S), logits (T, V), plus input_ids and decoder_input_ids.
-pub fn inspect(m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, Tensor)>> {
+/// On `backend`.
+pub async fn inspect(backend: &mut crate::backend::Backend, m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, Tensor)>> {
     let enc = m.tokenizer.encode(source, None)?;
     let mut dec = vec![m.cfg.decoder_start as usize];
     dec.extend(m.tokenizer.ids(target)?.into_iter().map(|i| i as usize));
@@ -25,7 +26,7 @@ pub fn inspect(m: &Seq2Seq, source: &str, target: &str) -> Result<Vec<(String, T
     let src = Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), vec![0; enc.input_ids.len()]);
     let t = dec.len();
     let tgt = Batch::single(dec.clone(), vec![0; t]);
-    let tr = forward(&m.params, &m.cfg, &Seq2SeqBatch { src, tgt }, MlmRows::All)?;
+    let tr = backend.seq2seq_forward(m, (0, 0), &Seq2SeqBatch { src, tgt }, MlmRows::All).await?;
     let ids = |v: Vec<i64>| Tensor::I64(ndarray::Array1::from(v).into_dyn());
     let mut out = vec![
         ("input_ids".to_string(), ids(enc.input_ids.iter().map(|&i| i as i64).collect())),

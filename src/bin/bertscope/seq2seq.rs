@@ -64,11 +64,9 @@ pub(crate) fn inspect_seq2seq(
         }
         return Ok(None);
     };
-    if device == Device::Gpu {
-        bail!("the encoder-decoder runs on the CPU path (--device cpu)");
-    }
     let target = target.context("an encoder-decoder needs --target (the text its decoder reads, teacher-forced)")?;
-    Ok(Some(bertscope::seq2seq::inspect::inspect(&m, &input.text, target)?))
+    let mut b = super::backend(device, "running")?;
+    Ok(Some(bertscope::backend::block_on(bertscope::seq2seq::inspect::inspect(&mut b, &m, &input.text, target))?))
 }
 
 /// `generate`: greedy, beam search or sampling; the steps as JSON.
