@@ -560,7 +560,7 @@ fn a_decoder_forward_with_cross_attention_on_the_gpu_follows_the_cpu() {
         let enc = gt.encoder.as_ref().expect("the read-back trace carries the encoder states");
         assert!(enc.hidden == cpu.states.hidden && enc.mask == cpu.states.mask, "{name}: encoder states");
         // the decoder without its encoder: a message, not a forward without cross-attention
-        let e = forward_blocking(ctx(), &g, &batch.tgt, &ForwardOptions::default()).err().expect("refused").to_string();
+        let e = forward_blocking(ctx(), &g, &batch.tgt, &ForwardOptions::default()).expect_err("refused").to_string();
         assert!(e.contains("encoder"), "{e}");
     }
     assert!(padded_keys > 0, "a fixture pads a source");
