@@ -3,6 +3,7 @@
 //! the task heads' answers (classify, tag, answer) are in `task.rs`.
 
 pub mod attribute;
+pub mod attribute_bench;
 pub mod task;
 
 use crate::backend::{Backend, WeightsKey};

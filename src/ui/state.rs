@@ -9,6 +9,7 @@ use crate::explain::snapshot::MaskPredictions;
 use crate::explain::why::{WhyRequest, WhyView};
 use crate::explain::{ModelInfo, Request, Snapshot};
 use crate::infer::attribute::Method;
+use crate::infer::attribute_bench::AttributionTimings;
 use crate::worker::protocol::{DevicePref, DeviceStatus, FromEngine};
 use std::rc::Rc;
 
@@ -113,6 +114,9 @@ pub struct AppState {
     pub why_method: Method,
     pub why: Option<Rc<WhyView>>,
     pub why_error: Option<String>,
+    /// `?bench=attribution`: asked for, and the worker's answer.
+    pub bench_asked: bool,
+    pub bench: Option<Result<AttributionTimings, String>>,
 }
 
 /// Integrated-gradient steps the page asks for.
@@ -199,6 +203,8 @@ impl AppState {
             why_method: Method::Grad,
             why: None,
             why_error: None,
+            bench_asked: url.bench,
+            bench: None,
         }
     }
 
@@ -220,6 +226,7 @@ impl AppState {
                 .filter(|(on, _)| *on)
                 .map(|(_, f)| f.to_string())
                 .collect(),
+            bench: false,
         }
     }
 

@@ -31,6 +31,9 @@ pub struct UrlState {
     /// `open=steps,ffn,derived,why`: the folds open (one head step by step, the FFN, head average
     /// and rollout, why this prediction), in that order; other names are ignored.
     pub open: Vec<String>,
+    /// `bench=attribution`: the worker times the attribution rows once the model is loaded (a
+    /// benchmark, `tests/e2e/bench_why.mjs`; not written back into the link).
+    pub bench: bool,
 }
 
 /// The fold names `open=` knows.
@@ -111,6 +114,7 @@ impl UrlState {
                 "focus" => st.focus = pairs(&v).first().copied(),
                 "ffn" => st.ffn = pairs(&v).first().copied(),
                 "hide" => st.hide = v != "0",
+                "bench" => st.bench = v == "attribution",
                 "open" => st.open = FOLDS.iter().filter(|f| v.split(',').any(|x| x.trim() == **f)).map(|f| f.to_string()).collect(),
                 _ => {}
             }
@@ -174,6 +178,7 @@ mod tests {
     #[test]
     fn round_trips_unicode_and_reserved_characters() {
         let st = UrlState {
+            bench: false,
             text: Some("the cat & the [MASK] = 100% 😀 שלום\n".into()),
             pair: "a+b ?#".into(),
             masked: vec![2, 5],

@@ -107,6 +107,7 @@ fn every_message_survives_the_workers_codec() {
             ..req.clone()
         }),
         ToEngine::Device(DevicePref::Cpu),
+        ToEngine::BenchAttribution { rounds: 3 },
         ToEngine::Train(TrainCmd::Start(setup.clone())),
         ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
         ToEngine::Train(TrainCmd::Pause),
@@ -225,6 +226,8 @@ fn every_message_survives_the_workers_codec() {
             block_on(crate::explain::why::finish(&mut crate::backend::Backend::cpu(), &bert, (0, 0), prep)).unwrap()
         })),
         FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
+        FromEngine::Bench(Ok(block_on(crate::infer::attribute_bench::attribution_timings(&bert, 1, &|| 0.5)).unwrap())),
+        FromEngine::Bench(Err("the model has no masked-LM head".into())),
     ];
     for m in &from {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -237,6 +240,7 @@ fn every_message_survives_the_workers_codec() {
             ToEngine::LoadFiles(_) => 1,
             ToEngine::Explain(_) => 2,
             ToEngine::Device(_) => 3,
+            ToEngine::BenchAttribution { .. } => 22,
             ToEngine::Train(c) => match c {
                 TrainCmd::Start(_) => 4,
                 TrainCmd::Step(_) => 5,
@@ -263,7 +267,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 22, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 23, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -278,6 +282,7 @@ fn every_message_survives_the_workers_codec() {
             FromEngine::Positions(_) => 8,
             FromEngine::Why(_) => 26,
             FromEngine::WhyFailed { .. } => 27,
+            FromEngine::Bench(_) => 37,
             FromEngine::Train(e) => match e {
                 TrainEvent::Preparing(_) => 9,
                 TrainEvent::Ready { .. } => 10,
@@ -312,5 +317,5 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 37, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 38, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

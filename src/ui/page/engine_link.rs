@@ -105,6 +105,16 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispat
         let link = link.clone();
         use_effect_with(state.device_pref, move |d| link.send(ToEngine::Device(*d)));
     }
+    // `?bench=attribution`: time the attribution rows in the worker once the model is ready.
+    {
+        let link = link.clone();
+        let asked = state.bench_asked;
+        use_effect_with(state.ready(), move |ready| {
+            if *ready && asked {
+                link.send(ToEngine::BenchAttribution { rounds: 9 });
+            }
+        });
+    }
     // Ask for a snapshot whenever the inputs change (and once the model is ready).
     {
         let link = link.clone();

@@ -4,8 +4,8 @@
 
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
-    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory, Layers,
-    Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
+    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory,
+    Layers, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -61,6 +61,7 @@ pub fn ExplainTab(p: &Props) -> Html {
     let has_task = snap.as_ref().is_some_and(|s| s.task.is_some());
     html! {
         <div class="explain-view" hidden={p.hidden}>
+            <BenchTable bench={state.bench.clone()} />
             <section class="card inputs">
                 <TextInput label="Sentence" testid="text-input" value={AttrValue::from(state.text.clone())}
                     placeholder="the capital of france is [MASK]." on_change={on_text} />

@@ -88,6 +88,7 @@ impl AppState {
                     self.why = Some(Rc::new(*v));
                 }
             }
+            FromEngine::Bench(r) => self.bench = Some(r),
             FromEngine::WhyFailed { seq, message } => {
                 if seq == self.edit {
                     self.why = None; // an older input's attribution would mislead

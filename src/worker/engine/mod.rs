@@ -274,6 +274,10 @@ impl Worker {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())
             }
+            ToEngine::BenchAttribution { rounds } => FromEngine::Bench(match &self.bert {
+                Some(b) => crate::infer::attribute_bench::attribution_timings(b, rounds.max(1), &now_ms).await.map_err(|e| e.to_string()),
+                None => Err("The model is not loaded yet.".into()),
+            }),
         };
         scope.send(reply).await.is_ok()
     }
