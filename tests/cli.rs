@@ -507,6 +507,23 @@ fn an_encoder_decoder_generates_and_inspects() {
     }
     fails_with(&["inspect", "--model", &model, "--text", "x", "--out", out.to_str().unwrap()], "needs --target");
     fails_with(&["generate", "--model", &default_model(), "--text", "x"], "not an encoder-decoder");
+    let pairs = root().join("www/datasets/numbers/train.jsonl");
+    fails_with(
+        &[
+            "train",
+            "--init",
+            &model,
+            "--corpus",
+            pairs.to_str().unwrap(),
+            "--steps",
+            "1",
+            "--device",
+            "gpu",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "trains on the CPU path",
+    );
 }
 
 /// `grad` of an encoder-decoder's batch (decoder_input_ids, labels) gives HF's loss and gradients

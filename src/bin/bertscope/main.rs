@@ -366,6 +366,9 @@ fn train(a: TrainArgs) -> Result<()> {
         None => None,
     };
     if seq2seq_init.is_some() || a.config.as_deref().is_some_and(|c| c.starts_with("seq2seq")) {
+        if a.device == Device::Gpu {
+            bail!("an encoder-decoder trains on the CPU path (--device cpu); `grad` and `inspect` run it on the GPU");
+        }
         return train_seq2seq(&a, &text, seq2seq_init);
     }
     let bert = match (&a.init, &a.config) {
