@@ -6,7 +6,8 @@
 //   3. one decoding step with the trained model: held-out sources, each Restarted then Stepped to
 //      its end, greedy and beam search with 3 beams, until at least STEPS steps each. The worker's
 //      milliseconds per step (what the page shows beside it, `decode-ms`), median and max, against
-//      one frame (16 ms); and the page's click on Step to the next painted frame, median.
+//      one frame (16 ms); the page's click on Step to the view updated and laid out (the work: worker,
+//      message, render, canvases, style, layout), median; and to the next painted frame, median.
 // Prints two tables; figures to target/bench-translate.json.
 //   node tests/e2e/bench_translate.mjs [--dist dist] [--out target/bench-translate.json]
 import { chromium } from "playwright-core";
@@ -36,9 +37,13 @@ const click = (page, id) =>
     const check = () => {
       if (Number(status().dataset.answers) <= before) return;
       obs.disconnect();
+      // the work: the worker, the message, the render and its canvases, style and layout (forced
+      // here); the frame then waits for the display's next tick (up to 16.7 ms) to paint
+      void document.body.offsetHeight;
+      const work_ms = performance.now() - t0;
       requestAnimationFrame(() => {
         const ms = document.querySelector('[data-testid="decode-ms"]');
-        resolve({ click_ms: performance.now() - t0, ms: Number(ms.dataset.ms), step: Number(ms.dataset.step), done: status().dataset.done === "true" });
+        resolve({ click_ms: performance.now() - t0, work_ms, ms: Number(ms.dataset.ms), step: Number(ms.dataset.step), done: status().dataset.done === "true" });
       });
     };
     const obs = new MutationObserver(check);
@@ -67,7 +72,7 @@ async function stepTimes(page, dataset, method) {
     }
   }
   const ms = steps.map((s) => s.ms);
-  return { method, steps: steps.length, median_ms: median(ms), max_ms: Math.max(...ms), click_median_ms: median(steps.map((s) => s.click_ms)), all: steps };
+  return { method, steps: steps.length, median_ms: median(ms), max_ms: Math.max(...ms), click_median_ms: median(steps.map((s) => s.click_ms)), work_median_ms: median(steps.map((s) => s.work_ms)), all: steps };
 }
 
 async function run(browser, url, dataset) {
@@ -119,12 +124,12 @@ for (const r of runs) {
   console.log(`| ${r.dataset} | ${first} | ${end} | "${r.decoded.source}" → "${r.decoded.output}" |`);
 }
 console.log("");
-console.log("| one decoding step of the trained model | steps timed | in the worker: median | max | target | click on Step to the painted view: median |");
-console.log("|---|---:|---:|---:|---:|---:|");
+console.log("| one decoding step of the trained model | steps timed | in the worker: median | max | click to laid-out view: median | target | click to the next painted frame: median |");
+console.log("|---|---:|---:|---:|---:|---:|---:|");
 const label = { greedy: "greedy", beam: "beam search, 3 beams" };
 for (const r of runs) {
   for (const t of r.timed) {
-    console.log(`| ${r.dataset}, ${label[t.method]} | ${t.steps} | ${t.median_ms.toFixed(1)} ms | ${t.max_ms.toFixed(1)} ms | <= 16 ms | ${t.click_median_ms.toFixed(1)} ms |`);
+    console.log(`| ${r.dataset}, ${label[t.method]} | ${t.steps} | ${t.median_ms.toFixed(1)} ms | ${t.max_ms.toFixed(1)} ms | ${t.work_median_ms.toFixed(1)} ms | <= 16 ms | ${t.click_median_ms.toFixed(1)} ms |`);
   }
 }
 console.log(`(load average ${load})`);
