@@ -4,9 +4,10 @@
 //! (read with whatever else the step reads, in the same readback: `loss.rs`). A decoder layer's
 //! cross-attention block goes back through `cross.rs`, which sums the encoder states' gradient.
 
+use super::attend::{attend_backward, AttnSaved};
 use super::cross::record_cross_backward;
 use super::forward::{site_seed, GpuTrace};
-use super::kernels::attention::{attention_backward, AttnDims, AttnDropout};
+use super::kernels::attention::{AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::elementwise::{act_backward, dropout, Act};
 use super::kernels::embedding::{scatter_add, scatter_add_except};
@@ -298,27 +299,8 @@ pub fn record_backward_full(
         )?;
         bias_grad(rec, View::whole(&d_attn_dense), n, h, g(ls.attn_out.bias))?;
         let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
-        let big = b * nh * t * t;
-        let (dp, ds) = (buf("d_probs", big)?, buf("d_scores", big)?);
-        let (dq, dk, dv) = (buf("dq", n * h)?, buf("dk", n * h)?, buf("dv", n * h)?);
-        attention_backward(
-            rec,
-            &dims,
-            View::whole(&d_context),
-            View::whole(&lt.q),
-            View::whole(&lt.k),
-            View::whole(&lt.v),
-            View::whole(&lt.probs),
-            View::whole(&lt.pw),
-            View::whole(&lt.head),
-            adrop,
-            lt.weighted,
-            View::whole(&dp),
-            View::whole(&ds),
-            View::whole(&dq),
-            View::whole(&dk),
-            View::whole(&dv),
-        )?;
+        let saved = AttnSaved::of([&lt.q, &lt.k, &lt.v, &lt.probs, &lt.pw, &lt.head], lt.weighted);
+        let (dq, dk, dv) = attend_backward(rec, &dims, "", View::whole(&d_context), &saved, adrop)?;
         for (d, lin) in [(&dq, ls.query), (&dk, ls.key), (&dv, ls.value)] {
             linear_backward(rec, View::whole(d), input, w(lin.weight), Some((View::whole(&d_input), true)), g(lin.weight), n, h, h)?;
             bias_grad(rec, View::whole(d), n, h, g(lin.bias))?;

@@ -3,19 +3,20 @@
 //! self-attention block's output, K and V from the encoder's states, the encoder's padding masked;
 //! dense, dropout, residual, LayerNorm. The encoder's states come up once per forward (`GpuEncoder`).
 
+use super::attend::{attend, attend_backward, AttnOut, AttnSaved};
+use super::block_reads::BlockReads;
 use super::forward::site_seed;
-use super::kernels::attention::{attention_backward, attention_forward, is_weighted, AttnDims, AttnDropout};
+use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
 use super::kernels::elementwise::dropout;
 use super::kernels::layernorm::{layernorm_backward, layernorm_forward};
 use super::kernels::matmul::{linear, linear_backward};
 use super::kernels::reduce::colsum;
 use super::model::GpuModel;
-use super::recorder::{ReadHandle, Readback, Recorder, View};
+use super::recorder::{Recorder, View};
 use super::slots::{CrossSlots, Slot};
-use crate::cpu::attention::AttentionCache;
-use crate::error::{BertError, Result};
-use crate::model::forward::{CrossTrace, EncoderStates};
-use ndarray::{Array1, Array2, Array4};
+use crate::error::Result;
+use crate::model::forward::EncoderStates;
+use ndarray::Array2;
 
 /// The encoder's output as the decoder's cross-attention reads it, on the device.
 pub struct GpuEncoder {
@@ -32,15 +33,7 @@ pub struct GpuEncoder {
 impl GpuEncoder {
     /// Uploads `enc` for a batch of `b` sequences of a `h`-wide decoder.
     pub fn upload(rec: &Recorder<'_>, enc: &EncoderStates<f32>, b: usize, h: usize) -> Result<Self> {
-        let s = enc.mask.ncols();
-        if enc.mask.nrows() != b || enc.hidden.dim() != (b * s, h) {
-            return Err(BertError::Input(format!(
-                "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
-                b * s,
-                enc.hidden.dim(),
-                enc.mask.dim()
-            )));
-        }
+        let s = enc.source_len(b, h)?;
         let ctx = rec.ctx();
         let flat = |a: &Array2<f32>| a.as_standard_layout().iter().copied().collect::<Vec<f32>>();
         Ok(GpuEncoder {
@@ -113,26 +106,10 @@ pub fn record_cross_forward(
     linear(rec, e, w(cs.value.weight), Some(w(cs.value.bias)), View::whole(&v), ns, h, h)?;
     let (adrop, ddrop) = drops(m, seed, l);
     let weighted = is_weighted(false, adrop);
-    let big = b * nh * t * s;
-    let (scores, probs) = (buf("cross_scores", big)?, buf("cross_probs", big)?);
-    let pw = buf("cross_probs_weighted", if weighted { big } else { 1 })?;
     let head = ctx.upload("cross_head", &vec![1f32; nh])?;
-    let context = buf("cross_context", n * h)?;
-    attention_forward(
-        rec,
-        &dims(m, b, t, s),
-        View::whole(&q),
-        View::whole(&k),
-        View::whole(&v),
-        View::whole(&enc.mask),
-        View::whole(&head),
-        adrop,
-        weighted,
-        View::whole(&scores),
-        View::whole(&probs),
-        View::whole(&pw),
-        View::whole(&context),
-    )?;
+    let qkv = (View::whole(&q), View::whole(&k), View::whole(&v));
+    let AttnOut { scores, probs, pw, context } =
+        attend(rec, &dims(m, b, t, s), "cross_", qkv, View::whole(&enc.mask), View::whole(&head), adrop, weighted)?;
     let dense = buf("cross_dense", n * h)?;
     linear(rec, View::whole(&context), w(cs.out.weight), Some(w(cs.out.bias)), View::whole(&dense), n, h, h)?;
     if let Some((sd, p)) = ddrop {
@@ -176,7 +153,7 @@ pub fn record_cross_backward(
     seed: Option<u32>,
 ) -> Result<wgpu::Buffer> {
     let ctx = rec.ctx();
-    let (h, nh, s) = (m.cfg.hidden_size, m.cfg.num_attention_heads, enc.s);
+    let (h, s) = (m.cfg.hidden_size, enc.s);
     let (n, ns) = (b * t, b * s);
     let w = |sl: Slot| sl.of(&m.params);
     let g = |sl: Slot| sl.of(grads);
@@ -202,27 +179,8 @@ pub fn record_cross_backward(
     let dc = Some((View::whole(&d_context), false));
     linear_backward(rec, View::whole(&d_dense), View::whole(&ct.context), w(cs.out.weight), dc, g(cs.out.weight), n, h, h)?;
     colsum(rec, View::whole(&d_dense), n, h, g(cs.out.bias))?;
-    let big = b * nh * t * s;
-    let (dp, ds) = (buf("d_cross_probs", big)?, buf("d_cross_scores", big)?);
-    let (dq, dk, dv) = (buf("d_cross_q", n * h)?, buf("d_cross_k", ns * h)?, buf("d_cross_v", ns * h)?);
-    attention_backward(
-        rec,
-        &dims(m, b, t, s),
-        View::whole(&d_context),
-        View::whole(&ct.q),
-        View::whole(&ct.k),
-        View::whole(&ct.v),
-        View::whole(&ct.probs),
-        View::whole(&ct.pw),
-        View::whole(&ct.head),
-        adrop,
-        ct.weighted,
-        View::whole(&dp),
-        View::whole(&ds),
-        View::whole(&dq),
-        View::whole(&dk),
-        View::whole(&dv),
-    )?;
+    let saved = AttnSaved::of([&ct.q, &ct.k, &ct.v, &ct.probs, &ct.pw, &ct.head], ct.weighted);
+    let (dq, dk, dv) = attend_backward(rec, &dims(m, b, t, s), "cross_", View::whole(&d_context), &saved, adrop)?;
     // q = x W_Q^T + b_Q; k, v from the encoder's states
     let acc_dx = Some((View::whole(&dx), true));
     linear_backward(rec, View::whole(&dq), x, w(cs.query.weight), acc_dx, g(cs.query.weight), n, h, h)?;
@@ -235,60 +193,10 @@ pub fn record_cross_backward(
     Ok(dx)
 }
 
-/// Where a cross block's intermediates will be in the readback.
-pub struct CrossReads {
-    q: ReadHandle,
-    k: ReadHandle,
-    v: ReadHandle,
-    scores: ReadHandle,
-    probs: ReadHandle,
-    context: ReadHandle,
-    dense: ReadHandle,
-    res: ReadHandle,
-    ln_mean: ReadHandle,
-    ln_rstd: ReadHandle,
-    ln_out: ReadHandle,
-}
-
 impl GpuCrossTrace {
-    /// Asks `rec` for every intermediate of this block.
-    pub fn request(&self, rec: &Recorder<'_>) -> CrossReads {
-        let r = |b: &wgpu::Buffer| rec.read(View::whole(b));
-        CrossReads {
-            q: r(&self.q),
-            k: r(&self.k),
-            v: r(&self.v),
-            scores: r(&self.scores),
-            probs: r(&self.probs),
-            context: r(&self.context),
-            dense: r(&self.dense),
-            res: r(&self.res),
-            ln_mean: r(&self.ln_mean),
-            ln_rstd: r(&self.ln_rstd),
-            ln_out: r(&self.ln_out),
-        }
-    }
-}
-
-impl CrossReads {
-    /// The CPU's `CrossTrace` for B sequences of T queries over S keys (no dropout masks).
-    pub fn assemble(&self, rb: &Readback, (b, t, s, nh, h): (usize, usize, usize, usize, usize)) -> CrossTrace<f32> {
-        let a2 = |x: ReadHandle, r: usize| Array2::from_shape_vec((r, h), rb.get(x).to_vec()).expect("shape");
-        let a1 = |x: ReadHandle| Array1::from_vec(rb.get(x).to_vec());
-        let a4 = |x: ReadHandle| Array4::from_shape_vec((b, nh, t, s), rb.get(x).to_vec()).expect("shape");
-        let (n, ns) = (b * t, b * s);
-        CrossTrace {
-            q: a2(self.q, n),
-            k: a2(self.k, ns),
-            v: a2(self.v, ns),
-            attn: AttentionCache { scores: a4(self.scores), probs: a4(self.probs), drop: None },
-            context: a2(self.context, n),
-            dense: a2(self.dense, n),
-            drop: None,
-            res: a2(self.res, n),
-            ln_mean: a1(self.ln_mean),
-            ln_rstd: a1(self.ln_rstd),
-            ln_out: a2(self.ln_out, n),
-        }
+    /// Asks `rec` for the block's intermediates.
+    pub fn request(&self, rec: &Recorder<'_>) -> BlockReads {
+        let (q, k, v, sc, p, c) = (&self.q, &self.k, &self.v, &self.scores, &self.probs, &self.context);
+        BlockReads::request(rec, [q, k, v, sc, p, c, &self.dense, &self.res, &self.ln_mean, &self.ln_rstd, &self.ln_out])
     }
 }

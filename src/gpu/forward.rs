@@ -2,9 +2,10 @@
 //! intermediate in a buffer: the backward reads them, and `trace_read` brings them back as the
 //! same `ForwardTrace` the CPU path returns (so `inspect --device gpu` writes the same file).
 
+use super::attend::{attend, AttnOut};
 use super::context::GpuContext;
 use super::cross::{record_cross_forward, GpuEncoder};
-use super::kernels::attention::{attention_forward, is_weighted, AttnDims, AttnDropout};
+use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
 use super::kernels::elementwise::{act_forward, dropout, Act};
 use super::kernels::embedding::{embed_sum, gather};
 use super::kernels::layernorm::layernorm_forward;
@@ -151,25 +152,8 @@ pub fn record_forward(
         let head = ctx.upload("head_mask", &hrow)?;
         let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
         let weighted = is_weighted(opts.head_mask.is_some(), adrop);
-        let big = b * nh * t * t;
-        let (scores, probs) = (buf("scores", big)?, buf("probs", big)?);
-        let pw = buf("probs_weighted", if weighted { big } else { 1 })?;
-        let context = buf("context", n * h)?;
-        attention_forward(
-            rec,
-            &dims,
-            View::whole(&q),
-            View::whole(&k),
-            View::whole(&v),
-            View::whole(&mask),
-            View::whole(&head),
-            adrop,
-            weighted,
-            View::whole(&scores),
-            View::whole(&probs),
-            View::whole(&pw),
-            View::whole(&context),
-        )?;
+        let qkv = (View::whole(&q), View::whole(&k), View::whole(&v));
+        let AttnOut { scores, probs, pw, context } = attend(rec, &dims, "", qkv, View::whole(&mask), View::whole(&head), adrop, weighted)?;
         let attn_dense = buf("attn_dense", n * h)?;
         linear(rec, View::whole(&context), w(ls.attn_out.weight), Some(w(ls.attn_out.bias)), View::whole(&attn_dense), n, h, h)?;
         if let Some((s, p)) = drop(2 + 3 * l, cfg.hidden_dropout_prob) {

@@ -18,7 +18,7 @@ pub struct LossReads {
     pub d_encoder: Option<wgpu::Buffer>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GpuLoss {
     pub loss: f32,
     pub mlm_loss: Option<f32>,
@@ -47,16 +47,7 @@ fn mean_loss(stats: &[f32], targets: &[i64]) -> (f32, usize, usize) {
 
 impl LossReads {
     pub fn loss(&self, rb: &Readback) -> GpuLoss {
-        let mut out = GpuLoss {
-            loss: 0.0,
-            mlm_loss: None,
-            nsp_loss: None,
-            mlm_hits: 0,
-            mlm_labelled: 0,
-            task_loss: None,
-            task_hits: 0,
-            task_labelled: 0,
-        };
+        let mut out = GpuLoss::default();
         if let Some((h, t)) = &self.mlm {
             let (l, n, hits) = mean_loss(rb.get(*h), t);
             out.mlm_loss = Some(l);

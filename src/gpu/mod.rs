@@ -2,6 +2,8 @@
 //! WGSL kernels from `shaders/`. Natively on Vulkan / Metal / DX12 (lavapipe in CI), in the
 //! browser on WebGPU. The CPU path is the spec: every kernel is tested against its CPU twin.
 
+pub mod attend;
+pub mod block_reads;
 pub mod context;
 pub mod cross;
 pub mod kernels;

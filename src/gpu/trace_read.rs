@@ -1,17 +1,16 @@
 //! A GPU forward's intermediates read back as the CPU path's `ForwardTrace`: `request` asks the
 //! recorder for every buffer of a `GpuTrace`, `assemble` shapes the readback into the CPU structs.
 
+use super::block_reads::BlockReads;
 use super::context::GpuContext;
-use super::cross::CrossReads;
 use super::forward::{record_forward, GpuTrace};
 use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
 use crate::config::BertConfig;
-use crate::cpu::attention::AttentionCache;
 use crate::error::Result;
 use crate::model::forward::{Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};
 use crate::model::task::TaskTrace;
-use ndarray::{Array1, Array2, Array4};
+use ndarray::{Array1, Array2};
 
 /// Where each intermediate of a `GpuTrace` will be in the readback, field by field (the request and
 /// the assembly name the same fields, so they cannot fall out of step).
@@ -31,24 +30,15 @@ pub struct TraceReads {
 }
 
 struct LayerReads {
-    q: ReadHandle,
-    k: ReadHandle,
-    v: ReadHandle,
-    scores: ReadHandle,
-    probs: ReadHandle,
-    context: ReadHandle,
-    attn_dense: ReadHandle,
-    attn_res: ReadHandle,
-    attn_ln_mean: ReadHandle,
-    attn_ln_rstd: ReadHandle,
-    attn_ln_out: ReadHandle,
+    /// The self-attention block, through its LayerNorm.
+    attn: BlockReads,
     ffn_pre: ReadHandle,
     ffn_act: ReadHandle,
     ffn_out: ReadHandle,
     out_res: ReadHandle,
     out_ln_mean: ReadHandle,
     out_ln_rstd: ReadHandle,
-    cross: Option<CrossReads>,
+    cross: Option<BlockReads>,
 }
 
 struct MlmReads {
@@ -81,17 +71,22 @@ impl GpuTrace {
                 .layers
                 .iter()
                 .map(|l| LayerReads {
-                    q: r(&l.q),
-                    k: r(&l.k),
-                    v: r(&l.v),
-                    scores: r(&l.scores),
-                    probs: r(&l.probs),
-                    context: r(&l.context),
-                    attn_dense: r(&l.attn_dense),
-                    attn_res: r(&l.attn_res),
-                    attn_ln_mean: r(&l.attn_ln_mean),
-                    attn_ln_rstd: r(&l.attn_ln_rstd),
-                    attn_ln_out: r(&l.attn_ln_out),
+                    attn: BlockReads::request(
+                        rec,
+                        [
+                            &l.q,
+                            &l.k,
+                            &l.v,
+                            &l.scores,
+                            &l.probs,
+                            &l.context,
+                            &l.attn_dense,
+                            &l.attn_res,
+                            &l.attn_ln_mean,
+                            &l.attn_ln_rstd,
+                            &l.attn_ln_out,
+                        ],
+                    ),
                     ffn_pre: r(&l.ffn_pre),
                     ffn_act: r(&l.ffn_act),
                     ffn_out: r(&l.ffn_out),
@@ -124,7 +119,6 @@ impl TraceReads {
         let get = |x: ReadHandle| rb.get(x).to_vec();
         let a2 = |x: ReadHandle, r: usize, c: usize| Array2::from_shape_vec((r, c), get(x)).expect("shape");
         let a1 = |x: ReadHandle| Array1::from_vec(get(x));
-        let a4 = |x: ReadHandle| Array4::from_shape_vec((b, nh, t, t), get(x)).expect("shape");
         let position = a2(self.position, n, h);
         let zeros = || Array2::zeros((n, h));
         let emb = EmbeddingTrace {
@@ -140,27 +134,30 @@ impl TraceReads {
         let layers = self
             .layers
             .iter()
-            .map(|l| LayerTrace {
-                rows: None,
-                q: a2(l.q, n, h),
-                k: a2(l.k, n, h),
-                v: a2(l.v, n, h),
-                attn: AttentionCache { scores: a4(l.scores), probs: a4(l.probs), drop: None },
-                context: a2(l.context, n, h),
-                attn_dense: a2(l.attn_dense, n, h),
-                attn_drop: None,
-                attn_res: a2(l.attn_res, n, h),
-                attn_ln_mean: a1(l.attn_ln_mean),
-                attn_ln_rstd: a1(l.attn_ln_rstd),
-                attn_ln_out: a2(l.attn_ln_out, n, h),
-                ffn_pre: a2(l.ffn_pre, n, inter),
-                ffn_act: a2(l.ffn_act, n, inter),
-                ffn_out: a2(l.ffn_out, n, h),
-                ffn_drop: None,
-                out_res: a2(l.out_res, n, h),
-                out_ln_mean: a1(l.out_ln_mean),
-                out_ln_rstd: a1(l.out_ln_rstd),
-                cross: l.cross.as_ref().zip(tr.encoder.as_ref()).map(|(c, e)| c.assemble(rb, (b, t, e.s, nh, h))),
+            .map(|l| {
+                let a = l.attn.assemble(rb, (b, t, t, nh, h));
+                LayerTrace {
+                    rows: None,
+                    q: a.q,
+                    k: a.k,
+                    v: a.v,
+                    attn: a.attn,
+                    context: a.context,
+                    attn_dense: a.dense,
+                    attn_drop: None,
+                    attn_res: a.res,
+                    attn_ln_mean: a.ln_mean,
+                    attn_ln_rstd: a.ln_rstd,
+                    attn_ln_out: a.ln_out,
+                    ffn_pre: a2(l.ffn_pre, n, inter),
+                    ffn_act: a2(l.ffn_act, n, inter),
+                    ffn_out: a2(l.ffn_out, n, h),
+                    ffn_drop: None,
+                    out_res: a2(l.out_res, n, h),
+                    out_ln_mean: a1(l.out_ln_mean),
+                    out_ln_rstd: a1(l.out_ln_rstd),
+                    cross: l.cross.as_ref().zip(tr.encoder.as_ref()).map(|(c, e)| c.assemble(rb, (b, t, e.s, nh, h))),
+                }
             })
             .collect();
         let mlm = self.mlm.as_ref().zip(tr.mlm.as_ref()).map(|(m, mt)| {

@@ -113,16 +113,7 @@ impl GpuOptimizer {
         let tr = record_forward(&mut rec, &self.model, batch, &opts, false)?;
         let labels = targets.mlm_labels.as_deref().unwrap_or(&[]);
         let tgt: Vec<i64> = rows.iter().map(|&r| labels.get(r).copied().unwrap_or(IGNORE)).collect();
-        let mut out = GpuLoss {
-            loss: 0.0,
-            mlm_loss: None,
-            nsp_loss: None,
-            mlm_hits: 0,
-            mlm_labelled: 0,
-            task_loss: None,
-            task_hits: 0,
-            task_labelled: 0,
-        };
+        let mut out = GpuLoss::default();
         let Some(mt) = &tr.mlm else { return Ok(out) };
         let stats = ctx.buffer("eval_stats", 2 * rows.len())?;
         cross_entropy(&mut rec, View::whole(&mt.logits), &tgt, self.model.cfg.vocab_size, View::whole(&stats))?;

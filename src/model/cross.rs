@@ -7,7 +7,7 @@ use crate::cpu::attention::{attention_backward, attention_forward, AttnShape};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::layernorm::{layernorm_backward, layernorm_forward};
 use crate::cpu::linear::{linear_backward, linear_forward};
-use crate::error::{BertError, Result};
+use crate::error::Result;
 use crate::model::forward::{apply_dropout, CrossTrace, EncoderStates};
 use crate::model::params::CrossAttention;
 use crate::real::Real;
@@ -25,15 +25,7 @@ pub(crate) fn cross_forward<T: Real>(
     t: usize,
     rng: &mut Option<Rng>,
 ) -> Result<CrossTrace<T>> {
-    let (s, h) = (enc.mask.ncols(), cfg.hidden_size);
-    if enc.mask.nrows() != b || enc.hidden.dim() != (b * s, h) {
-        return Err(BertError::Input(format!(
-            "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
-            b * s,
-            enc.hidden.dim(),
-            enc.mask.dim()
-        )));
-    }
+    let s = enc.source_len(b, cfg.hidden_size)?;
     let q = linear_forward(x, c.query.weight.view(), Some(c.query.bias.view()));
     let k = linear_forward(enc.hidden.view(), c.key.weight.view(), Some(c.key.bias.view()));
     let v = linear_forward(enc.hidden.view(), c.value.weight.view(), Some(c.value.bias.view()));

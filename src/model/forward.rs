@@ -115,6 +115,22 @@ pub struct EncoderStates<T> {
     pub mask: Array2<T>,
 }
 
+impl<T> EncoderStates<T> {
+    /// S, the source length, after checking the states fit `b` sequences of an `h`-wide decoder.
+    pub fn source_len(&self, b: usize, h: usize) -> Result<usize> {
+        let s = self.mask.ncols();
+        if self.mask.nrows() != b || self.hidden.dim() != (b * s, h) {
+            return Err(BertError::Input(format!(
+                "the encoder's states must be (B*S, H) = ({}, {h}) with a (B, S) mask, got {:?} and {:?}",
+                b * s,
+                self.hidden.dim(),
+                self.mask.dim()
+            )));
+        }
+        Ok(s)
+    }
+}
+
 /// A decoder layer's cross-attention, on the self-attention block's output.
 #[derive(Clone, Debug)]
 pub struct CrossTrace<T> {
