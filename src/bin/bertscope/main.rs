@@ -209,31 +209,14 @@ struct TrainArgs {
     vocab_size: usize,
     #[arg(long, default_value_t = 1000)]
     steps: usize,
-    #[arg(long, default_value_t = 32)]
-    batch: usize,
-    #[arg(long, default_value_t = 64)]
-    seq: usize,
-    #[arg(long, default_value_t = 1e-4)]
-    lr: f64,
     /// Warmup steps (default: 10% of the steps)
     #[arg(long)]
     warmup: Option<usize>,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Log every K steps
-    #[arg(long, default_value_t = 10)]
-    log_every: usize,
-    /// Evaluate on held-out text every K steps (0: only at the end)
-    #[arg(long, default_value_t = 100)]
-    eval_every: usize,
     /// Switch dropout off
     #[arg(long)]
     no_dropout: bool,
-    #[arg(long, value_enum, default_value = "cpu")]
-    device: Device,
-    /// Where the trained model (HF layout) is written
-    #[arg(long)]
-    out: PathBuf,
+    #[command(flatten)]
+    run: RunArgs,
     /// An encoder-decoder's held-out pairs (JSON lines): exact match of greedy decoding at each eval
     #[arg(long)]
     eval: Option<PathBuf>,
@@ -265,27 +248,34 @@ struct FinetuneArgs {
     /// Optimiser steps (AdamW)
     #[arg(long, default_value_t = 500)]
     steps: usize,
-    /// Examples per step
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// What `train` and `finetune` share.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Examples (or sequences) per step
     #[arg(long, default_value_t = 32)]
     batch: usize,
-    /// Longest input in tokens: longer ones are cut (each batch is padded to its longest)
+    /// Longest input in tokens: longer ones are cut
     #[arg(long, default_value_t = 64)]
     seq: usize,
-    /// Peak learning rate, reached after 10% warmup, then decayed linearly to 0
+    /// Peak learning rate, after the warmup, then decayed linearly to 0
     #[arg(long, default_value_t = 1e-4)]
     lr: f64,
-    /// Seeds the new head's initialisation, the data order and dropout
+    /// Seeds the initialisation, the data order, the masking and dropout
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// A JSON log line every N steps
     #[arg(long, default_value_t = 10)]
     log_every: usize,
-    /// Held-out loss and accuracy every N steps (with --eval), and at the end
+    /// Held-out evaluation every N steps (0: only at the end)
     #[arg(long, default_value_t = 100)]
     eval_every: usize,
     #[arg(long, value_enum, default_value = "cpu")]
     device: Device,
-    /// Where the fine-tuned model (HF layout) is written
+    /// Where the trained model (HF layout) is written
     #[arg(long)]
     out: PathBuf,
 }
@@ -302,7 +292,7 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
     let name = |p: &PathBuf| p.display().to_string();
     let train_text = read(&a.data)?;
     let base = load(&a.model)?;
-    let (bert, added) = head_for(&base, kind, &name(&a.data), &train_text, a.seed)?;
+    let (bert, added) = head_for(&base, kind, &name(&a.data), &train_text, a.run.seed)?;
     if added {
         eprintln!(
             "fine-tuning {} with a new {} head ({} outputs); {} itself is not changed",
@@ -312,28 +302,28 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
             a.model.display()
         );
     }
-    let seq = a.seq.min(bert.cfg.max_tokens());
+    let seq = a.run.seq.min(bert.cfg.max_tokens());
     let train_set = features(&bert, kind, &name(&a.data), &train_text, seq)?;
     let eval_set = match &a.eval {
         Some(p) => Some(features(&bert, kind, &name(p), &read(p)?, seq)?),
         None => None,
     };
-    let opts = FineTuneOptions { steps: a.steps, batch: a.batch, seq, lr: a.lr, seed: a.seed, ..Default::default() };
-    let mut t = FineTuner::new(bert, train_set, opts, &backend(a.device, "fine-tuning")?)?;
+    let opts = FineTuneOptions { steps: a.steps, batch: a.run.batch, seq, lr: a.run.lr, seed: a.run.seed, ..Default::default() };
+    let mut t = FineTuner::new(bert, train_set, opts, &backend(a.run.device, "fine-tuning")?)?;
     eprintln!(
         "{} training examples{}; {} steps of {}",
         t_len(&train_text),
         eval_set.as_ref().map(|e| format!(", {} held out", e.len())).unwrap_or_default(),
         a.steps,
-        a.batch
+        a.run.batch
     );
     let mut window = (std::time::Instant::now(), 0usize);
     for _ in 0..a.steps {
         let log = block_on(t.step())?;
         window.1 += log.tokens;
         let last = log.step == a.steps;
-        let eval = eval_set.is_some() && ((a.eval_every > 0 && log.step % a.eval_every == 0) || last);
-        if log.step % a.log_every.max(1) == 0 || last || eval {
+        let eval = eval_set.is_some() && ((a.run.eval_every > 0 && log.step % a.run.eval_every == 0) || last);
+        if log.step % a.run.log_every.max(1) == 0 || last || eval {
             let secs = window.0.elapsed().as_secs_f64();
             let mut j = serde_json::json!({
                 "step": log.step, "loss": log.loss, "acc": log.acc, "lr": log.lr,
@@ -349,8 +339,8 @@ fn finetune(a: FinetuneArgs) -> Result<()> {
         }
     }
     block_on(t.sync())?;
-    t.bert.save_dir(&a.out)?;
-    eprintln!("saved the fine-tuned model to {}", a.out.display());
+    t.bert.save_dir(&a.run.out)?;
+    eprintln!("saved the fine-tuned model to {}", a.run.out.display());
     Ok(())
 }
 
@@ -366,7 +356,7 @@ fn train(a: TrainArgs) -> Result<()> {
         None => None,
     };
     if seq2seq_init.is_some() || a.config.as_deref().is_some_and(|c| c.starts_with("seq2seq")) {
-        if a.device == Device::Gpu {
+        if a.run.device == Device::Gpu {
             bail!("an encoder-decoder trains on the CPU path (--device cpu); `grad` and `inspect` run it on the GPU");
         }
         return train_seq2seq(&a, &text, seq2seq_init);
@@ -375,40 +365,40 @@ fn train(a: TrainArgs) -> Result<()> {
         (Some(dir), None) => load(dir)?,
         (None, Some(preset)) => {
             let mut cfg = BertConfig::preset(preset)?;
-            cfg.max_position_embeddings = cfg.max_position_embeddings.max(a.seq);
+            cfg.max_position_embeddings = cfg.max_position_embeddings.max(a.run.seq);
             let tok = bertscope::tokenize::BertTokenizer::train_wordpiece(&text, a.vocab_size, cfg.max_position_embeddings)?;
             eprintln!("trained a WordPiece vocabulary of {} tokens", tok.vocab_size());
-            Bert::from_scratch(cfg, tok, Heads::PRETRAINING, a.seed)?
+            Bert::from_scratch(cfg, tok, Heads::PRETRAINING, a.run.seed)?
         }
         _ => bail!("give --init DIR (continue a model) or --config PRESET (from scratch)"),
     };
     let opts = TrainOptions {
         steps: a.steps,
-        batch: a.batch,
-        seq: a.seq,
-        lr: a.lr,
+        batch: a.run.batch,
+        seq: a.run.seq,
+        lr: a.run.lr,
         warmup: a.warmup,
-        seed: a.seed,
+        seed: a.run.seed,
         dropout: !a.no_dropout,
         ..Default::default()
     };
     let mut t = Trainer::new(bert, &text, opts)?;
-    block_on(t.use_backend(&backend(a.device, "training")?))?;
-    eprintln!("{} training tokens; {} steps of {} x {}", t.train_tokens(), a.steps, a.batch, a.seq);
+    block_on(t.use_backend(&backend(a.run.device, "training")?))?;
+    eprintln!("{} training tokens; {} steps of {} x {}", t.train_tokens(), a.steps, a.run.batch, a.run.seq);
     let mut window = (std::time::Instant::now(), 0usize);
     for _ in 0..a.steps {
         let log = match block_on(t.step()) {
             Ok(l) => l,
             Err(e) => {
                 block_on(t.sync())?;
-                t.bert.save_dir(&a.out)?;
-                bail!("{e}; the last good weights are in {}", a.out.display());
+                t.bert.save_dir(&a.run.out)?;
+                bail!("{e}; the last good weights are in {}", a.run.out.display());
             }
         };
         window.1 += log.tokens;
         let last = log.step == a.steps;
-        let eval = (a.eval_every > 0 && log.step % a.eval_every == 0) || last;
-        if log.step % a.log_every.max(1) == 0 || last || eval {
+        let eval = (a.run.eval_every > 0 && log.step % a.run.eval_every == 0) || last;
+        if log.step % a.run.log_every.max(1) == 0 || last || eval {
             let secs = window.0.elapsed().as_secs_f64();
             let mut j = serde_json::json!({
                 "step": log.step, "loss": log.loss, "mlm_loss": log.mlm_loss, "mlm_acc": log.mlm_acc, "lr": log.lr,
@@ -427,8 +417,8 @@ fn train(a: TrainArgs) -> Result<()> {
         }
     }
     block_on(t.sync())?;
-    t.bert.save_dir(&a.out)?;
-    eprintln!("saved the trained model to {}", a.out.display());
+    t.bert.save_dir(&a.run.out)?;
+    eprintln!("saved the trained model to {}", a.run.out.display());
     Ok(())
 }
 

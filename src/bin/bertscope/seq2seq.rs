@@ -10,23 +10,23 @@ pub(crate) fn train_seq2seq(a: &TrainArgs, text: &str, init: Option<bertscope::s
     let pairs = read_pairs(text).with_context(|| format!("{}", a.corpus.display()))?;
     let model = match (init, a.config.as_deref()) {
         (Some(m), _) => m,
-        (None, Some("seq2seq-tiny")) => from_scratch(&pairs, 64, 2, 2, a.seq, a.vocab_size, a.seed)?,
-        (None, Some("seq2seq-small")) => from_scratch(&pairs, 128, 2, 4, a.seq, a.vocab_size, a.seed)?,
+        (None, Some("seq2seq-tiny")) => from_scratch(&pairs, 64, 2, 2, a.run.seq, a.vocab_size, a.run.seed)?,
+        (None, Some("seq2seq-small")) => from_scratch(&pairs, 128, 2, 4, a.run.seq, a.vocab_size, a.run.seed)?,
         (None, other) => bail!("unknown encoder-decoder preset {other:?} (seq2seq-tiny, seq2seq-small)"),
     };
     let eval = match &a.eval {
         Some(p) => read_pairs(&std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?)?,
         None => vec![],
     };
-    let opts = Seq2SeqOptions { steps: a.steps, batch: a.batch, lr: a.lr, warmup: a.warmup, seed: a.seed };
+    let opts = Seq2SeqOptions { steps: a.steps, batch: a.run.batch, lr: a.run.lr, warmup: a.warmup, seed: a.run.seed };
     let mut t = Seq2SeqTrainer::new(model, &pairs, opts)?;
-    eprintln!("{} pairs; {} steps of {}; vocabulary {}", pairs.len(), a.steps, a.batch, t.model.tokenizer.vocab_size());
+    eprintln!("{} pairs; {} steps of {}; vocabulary {}", pairs.len(), a.steps, a.run.batch, t.model.tokenizer.vocab_size());
     let started = std::time::Instant::now();
     for _ in 0..a.steps {
         let log = t.step()?;
         let last = log.step == a.steps;
-        let eval_now = !eval.is_empty() && ((a.eval_every > 0 && log.step % a.eval_every == 0) || last);
-        if log.step % a.log_every.max(1) == 0 || last || eval_now {
+        let eval_now = !eval.is_empty() && ((a.run.eval_every > 0 && log.step % a.run.eval_every == 0) || last);
+        if log.step % a.run.log_every.max(1) == 0 || last || eval_now {
             let mut j = serde_json::json!({"step": log.step, "loss": log.loss, "acc": log.acc, "lr": log.lr, "seconds": started.elapsed().as_secs_f64()});
             if eval_now {
                 j["eval_exact_match"] = t.exact_match(&eval)?.into();
@@ -35,11 +35,11 @@ pub(crate) fn train_seq2seq(a: &TrainArgs, text: &str, init: Option<bertscope::s
         }
     }
     let files = t.model.to_files()?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
-    write(&a.out.join("config.json"), files.config_json.into_bytes())?;
-    write(&a.out.join("model.safetensors"), files.weights)?;
-    write(&a.out.join("tokenizer.json"), files.tokenizer_json.unwrap_or_default())?;
-    eprintln!("saved the trained encoder-decoder to {}", a.out.display());
+    std::fs::create_dir_all(&a.run.out).with_context(|| format!("cannot create {}", a.run.out.display()))?;
+    write(&a.run.out.join("config.json"), files.config_json.into_bytes())?;
+    write(&a.run.out.join("model.safetensors"), files.weights)?;
+    write(&a.run.out.join("tokenizer.json"), files.tokenizer_json.unwrap_or_default())?;
+    eprintln!("saved the trained encoder-decoder to {}", a.run.out.display());
     Ok(())
 }
 
