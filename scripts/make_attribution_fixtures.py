@@ -70,14 +70,9 @@ gives byte-identical files.
 """
 
 import json
-import os
 from pathlib import Path
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-from make_fixtures import save_canonical  # noqa: E402 (sorted metadata: a stable file)
+from make_fixtures import save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from transformers import (  # noqa: E402

@@ -77,17 +77,12 @@ Notes on transformers 5 behaviour that the fixtures depend on:
 """
 
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
+from make_fixtures import char_to_byte_offsets, file_keys, long_text, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import numpy as np  # noqa: E402
-from make_fixtures import char_to_byte_offsets, file_keys, long_text, perturb, rel, save_canonical  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from safetensors import safe_open  # noqa: E402
