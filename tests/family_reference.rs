@@ -26,13 +26,7 @@ fn run(name: &str, family: Family, task: Option<TaskKind>) -> usize {
     let want_pos: Vec<usize> = c.i64s["position_ids"].iter().map(|&v| v as usize).collect();
     assert_eq!(batch.position_ids(&bert.cfg), want_pos, "{name}: position ids as HF computes them");
     let tr = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions { mlm_rows: MlmRows::All, ..Default::default() }).unwrap();
-    let h = bert.cfg.hidden_size;
-    let mut checks = 0;
-    for (i, hs) in tr.hidden.iter().enumerate() {
-        let ours = hs.view().into_shape_with_order((b, t, h)).unwrap().into_dyn();
-        close(&format!("{name} hidden_states.{i}"), ours, c.f32s[&format!("hidden_states.{i}")].view(), 1e-4);
-        checks += 1;
-    }
+    let mut checks = c.compare_hidden(name, "", &tr.hidden, (b, t));
     for (i, l) in tr.layers.iter().enumerate() {
         close(&format!("{name} attentions.{i}"), l.attn.probs.view().into_dyn(), c.f32s[&format!("attentions.{i}")].view(), 1e-5);
         checks += 1;

@@ -171,7 +171,7 @@ fn gpu_grads(cfg: &BertConfig, p: &BertParams<f32>, batch: &Batch, targets: &Tar
     let mut rec = c.recorder();
     let opts = targets.forward_options(seed);
     let tr = record_forward(&mut rec, &m, batch, &opts, false).unwrap();
-    let reads = record_backward(&mut rec, &m, &grads, batch, &tr, targets).unwrap();
+    let reads = record_backward(&mut rec, &m, &grads, batch, &tr, targets, None).unwrap();
     let h = rec.read(View::whole(&grads));
     let rb = rec.finish_blocking().unwrap();
     let mut out = p.zeros_like();
@@ -588,7 +588,7 @@ fn a_decoder_backward_through_cross_attention_on_the_gpu_follows_the_cpu() {
         let grads = c.buffer("grads", g.layout.total).unwrap();
         let mut rec = c.recorder();
         let gtr = record_forward(&mut rec, &g, &batch.tgt, &opts, false).unwrap();
-        let reads = record_backward(&mut rec, &g, &grads, &batch.tgt, &gtr, &targets).unwrap();
+        let reads = record_backward(&mut rec, &g, &grads, &batch.tgt, &gtr, &targets, None).unwrap();
         let hg = rec.read(View::whole(&grads));
         let hd = rec.read(View::whole(reads.d_encoder.as_ref().expect("a decoder's backward gives the encoder's gradient")));
         let rb = rec.finish_blocking().unwrap();

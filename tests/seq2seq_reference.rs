@@ -31,14 +31,8 @@ fn run(name: &str) -> usize {
     let (b, s, t) = (batch.src.b, batch.src.t, batch.tgt.t);
     let tr = forward(&m.params, &m.cfg, &batch, MlmRows::All).unwrap();
     let mut checks = 0;
-    for (half, trace, len, h) in
-        [("encoder", &tr.encoder, s, m.cfg.encoder.hidden_size), ("decoder", &tr.decoder, t, m.cfg.decoder.hidden_size)]
-    {
-        for (i, hs) in trace.hidden.iter().enumerate() {
-            let ours = hs.view().into_shape_with_order((b, len, h)).unwrap().into_dyn();
-            close(&format!("{name} {half}_hidden_states.{i}"), ours, c.f32s[&format!("{half}_hidden_states.{i}")].view(), 1e-4);
-            checks += 1;
-        }
+    for (half, trace, len) in [("encoder", &tr.encoder, s), ("decoder", &tr.decoder, t)] {
+        checks += c.compare_hidden(name, &format!("{half}_"), &trace.hidden, (b, len));
         for (l, lt) in trace.layers.iter().enumerate() {
             let key = format!("{half}_attentions.{l}");
             close(&format!("{name} {key}"), lt.attn.probs.view().into_dyn(), c.f32s[&key].view(), 1e-5);

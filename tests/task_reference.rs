@@ -10,27 +10,14 @@ use bertscope::config::TaskKind;
 use bertscope::model::backward::{loss_and_grads, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions};
 use bertscope::model::task::{span_logits, TaskLabels};
-use ndarray::ArrayD;
-use std::collections::HashMap;
 
 mod common;
 use common::{close, load_fixture, root};
 
-struct Case {
-    model: String,
-    f32s: HashMap<String, ArrayD<f32>>,
-    i64s: HashMap<String, ArrayD<i64>>,
-}
-
-fn load_case(name: &str) -> Case {
-    let f = load_fixture(name);
-    Case { model: f.meta["model"].clone(), f32s: f.f32s, i64s: f.i64s }
-}
-
 /// Forward, loss and every gradient of one case; returns how many tensors were compared.
 fn run(name: &str, kind: TaskKind) -> usize {
-    let c = load_case(name);
-    let bert = Bert::from_dir(&root().join(&c.model)).unwrap();
+    let c = load_fixture(name);
+    let bert = Bert::from_dir(&root().join(&c.meta["model"])).unwrap();
     let head = bert.params.heads().task.expect("the model has its task head");
     assert_eq!(head.kind, kind, "{name}: the head's kind from config.json's architectures");
     let ids = &c.i64s["input_ids"];
@@ -44,13 +31,7 @@ fn run(name: &str, kind: TaskKind) -> usize {
         attention_mask: c.i64s["attention_mask"].iter().map(|&v| v as u8).collect(),
     };
     let tr = forward(&bert.params, &bert.cfg, &batch, &ForwardOptions::default()).unwrap();
-    let h = bert.cfg.hidden_size;
-    let mut checks = 0;
-    for (i, hs) in tr.hidden.iter().enumerate() {
-        let ours = hs.view().into_shape_with_order((b, t, h)).unwrap().into_dyn();
-        close(&format!("{name} hidden_states.{i}"), ours, c.f32s[&format!("hidden_states.{i}")].view(), 1e-4);
-        checks += 1;
-    }
+    let mut checks = c.compare_hidden(name, "", &tr.hidden, (b, t));
     let logits = &tr.task.as_ref().expect("the head ran").logits;
     let labels = match kind {
         TaskKind::QuestionAnswering => {

@@ -138,7 +138,7 @@ impl Backend {
             let mut rec = ctx.recorder();
             let opts = targets.forward_options(None);
             let tr = record_forward(&mut rec, m, batch, &opts, false)?;
-            let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;
+            let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets, None)?;
             let h = rec.read(View::whole(&grads));
             let rb = rec.finish().await?;
             let mut out = bert.params.zeros_like();
@@ -175,7 +175,7 @@ impl Backend {
             let mut rec = ctx.recorder();
             let opts = ForwardOptions { dropout_seed: None, ..opts.clone() };
             let tr = record_forward(&mut rec, m, batch, &opts, false)?;
-            let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets)?;
+            let reads = record_backward(&mut rec, m, &grads, batch, &tr, targets, None)?;
             let d = reads.d_sum.as_ref().expect("the backward reaches the embeddings");
             let hd = rec.read(View::whole(d));
             let rb = rec.finish().await?;

@@ -54,7 +54,7 @@ mod gpu {
     use super::super::{GpuSide, WeightsKey};
     use crate::cpu::linear::{linear_backward, linear_forward};
     use crate::error::{BertError, Result};
-    use crate::gpu::backward::{record_backward, record_backward_full};
+    use crate::gpu::backward::record_backward;
     use crate::gpu::forward::record_forward;
     use crate::gpu::model::GpuModel;
     use crate::gpu::{GpuContext, View};
@@ -147,7 +147,7 @@ mod gpu {
         let mut rec = ctx.recorder();
         let dopts = ForwardOptions { encoder: Some(EncoderStates { hidden, mask }), ..targets.forward_options(None) };
         let dtr = record_forward(&mut rec, dec, tgt, &dopts, false)?;
-        let reads = record_backward(&mut rec, dec, &dgrads, tgt, &dtr, &targets)?;
+        let reads = record_backward(&mut rec, dec, &dgrads, tgt, &dtr, &targets, None)?;
         let hg = rec.read(View::whole(&dgrads));
         let de = reads.d_encoder.as_ref().ok_or_else(|| BertError::Gpu("the decoder has no cross-attention".into()))?;
         let hd = rec.read(View::whole(de));
@@ -166,7 +166,7 @@ mod gpu {
         let egrads = ctx.buffer("encoder_grads", enc.layout.total)?;
         let d_last = ctx.upload("d_last", &d_last.iter().copied().collect::<Vec<f32>>())?;
         let mut rec = ctx.recorder();
-        record_backward_full(&mut rec, enc, &egrads, src, &etr, &Targets::default(), Some(View::whole(&d_last)))?;
+        record_backward(&mut rec, enc, &egrads, src, &etr, &Targets::default(), Some(View::whole(&d_last)))?;
         let hg = rec.read(View::whole(&egrads));
         let rb = rec.finish().await?;
         enc.layout.unflatten(rb.get(hg), &mut grads.encoder);

@@ -30,21 +30,10 @@ fn bias_grad(rec: &mut Recorder<'_>, dy: View<'_>, rows: usize, out: usize, db: 
 }
 
 /// Records the backward of `tr` (consumed: logits become their gradients in place), adding the
-/// parameter gradients into `grads` (zero it first for a fresh step).
+/// parameter gradients into `grads` (zero it first for a fresh step). `d_last` (N, H) is a gradient
+/// arriving at the last hidden state from outside (an encoder's, from its decoder's
+/// cross-attention), as `model::backward::backward_full`; None otherwise.
 pub fn record_backward(
-    rec: &mut Recorder<'_>,
-    m: &GpuModel,
-    grads: &wgpu::Buffer,
-    batch: &Batch,
-    tr: &GpuTrace,
-    targets: &Targets,
-) -> Result<LossReads> {
-    record_backward_full(rec, m, grads, batch, tr, targets, None)
-}
-
-/// `record_backward` plus `d_last` (N, H), a gradient arriving at the last hidden state from
-/// outside (an encoder's, from its decoder's cross-attention), as `model::backward::backward_full`.
-pub fn record_backward_full(
     rec: &mut Recorder<'_>,
     m: &GpuModel,
     grads: &wgpu::Buffer,

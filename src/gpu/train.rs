@@ -68,7 +68,7 @@ impl GpuOptimizer {
         rec.clear(View::whole(&self.grads));
         let opts = targets.forward_options(dropout_seed);
         let tr = record_forward(&mut rec, &self.model, batch, &opts, false)?;
-        let reads = record_backward(&mut rec, &self.model, &self.grads, batch, &tr, targets)?;
+        let reads = record_backward(&mut rec, &self.model, &self.grads, batch, &tr, targets, None)?;
         sumsq(&mut rec, View::whole(&self.grads), self.model.layout.total, View::whole(&self.scratch), View::whole(&self.sq))?;
         let s = AdamWStep {
             lr,

@@ -55,6 +55,18 @@ impl Fixture {
         graded
     }
 
+    /// Each of `hidden` ((B*T, H) per layer, the embeddings' first) against the fixture's
+    /// `{prefix}hidden_states.{i}` (B, T, H) within 1e-4. Returns how many were compared.
+    #[allow(dead_code)] // not every reference test has hidden states
+    pub fn compare_hidden(&self, case: &str, prefix: &str, hidden: &[ndarray::Array2<f32>], (b, t): (usize, usize)) -> usize {
+        for (i, hs) in hidden.iter().enumerate() {
+            let ours = hs.view().into_shape_with_order((b, t, hs.ncols())).unwrap().into_dyn();
+            let key = format!("{prefix}hidden_states.{i}");
+            close(&format!("{case} {key}"), ours, self.f32s[&key].view(), 1e-4);
+        }
+        hidden.len()
+    }
+
     /// The batch a fixture was computed on: `input_ids` (B, T), `token_type_ids` (zeros when the
     /// file has none) and `attention_mask`.
     pub fn batch(&self) -> Batch {
