@@ -72,7 +72,7 @@ gives byte-identical files.
 import json
 from pathlib import Path
 
-from make_fixtures import save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
+from make_fixtures import MODELS, REF, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from transformers import (  # noqa: E402
@@ -90,9 +90,6 @@ torch.set_num_threads(1)
 torch.use_deterministic_algorithms(True)
 torch.manual_seed(0)
 
-ROOT = Path(__file__).resolve().parent.parent
-MODELS = ROOT / "tests" / "fixtures" / "models"
-REF = ROOT / "tests" / "fixtures" / "ref"
 VERSIONS = f"torch {torch.__version__}; transformers {transformers.__version__}"
 IG_STEPS = (8, 32, 128)
 IG_REF_STEPS = 4096

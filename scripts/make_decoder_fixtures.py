@@ -85,7 +85,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from make_fixtures import file_keys, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
+from make_fixtures import MODELS, REF, ROOT, file_keys, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -99,14 +99,6 @@ from transformers import (  # noqa: E402
     EncoderDecoderModel,
 )
 
-transformers.logging.set_verbosity_error()
-transformers.utils.logging.disable_progress_bar()
-torch.set_num_threads(1)
-torch.use_deterministic_algorithms(True)
-
-ROOT = Path(__file__).resolve().parent.parent
-FIX = ROOT / "tests" / "fixtures"
-MODELS, REF = FIX / "models", FIX / "ref"
 GENERATE_JSON = REF / "dec_generate.json"
 WORDPIECE_VOCAB = MODELS / "relu_tiny" / "vocab.txt"
 N_VOCAB = len(WORDPIECE_VOCAB.read_text().splitlines())

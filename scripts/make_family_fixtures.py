@@ -81,7 +81,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from make_fixtures import char_to_byte_offsets, file_keys, long_text, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
+from make_fixtures import FIX, MODELS, REF, ROOT, file_keys, long_text, piece_offsets, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -102,14 +102,6 @@ from transformers import (  # noqa: E402
 from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings  # noqa: E402
 from transformers.models.roberta.modeling_roberta import RobertaEmbeddings  # noqa: E402
 
-transformers.logging.set_verbosity_error()
-transformers.utils.logging.disable_progress_bar()
-torch.set_num_threads(1)
-torch.use_deterministic_algorithms(True)
-
-ROOT = Path(__file__).resolve().parent.parent
-FIX = ROOT / "tests" / "fixtures"
-MODELS, REF = FIX / "models", FIX / "ref"
 TOKENIZE_JSON = FIX / "fam_tokenize.json"
 WORDPIECE_VOCAB = MODELS / "relu_tiny" / "vocab.txt"
 NOISE_STD = 0.2
@@ -445,15 +437,7 @@ def make_tokenize_json() -> None:
                     return_attention_mask=True, return_special_tokens_mask=True)
             full = tok(text, pair, truncation=False, add_special_tokens=True)
             ids = list(e["input_ids"])
-            offsets, offsets_b = [], []
-            for (a, b), sid in zip(e["offset_mapping"], e.sequence_ids()):
-                if sid is None:
-                    offsets.append([0, 0])
-                    offsets_b.append([0, 0])
-                else:
-                    s = text if sid == 0 else pair
-                    offsets.append([a, b])
-                    offsets_b.append(char_to_byte_offsets(s, [(a, b)])[0])
+            offsets, offsets_b = piece_offsets(e, text, pair)
             cases.append({
                 "model": rel(MODELS / name),
                 "text": text,

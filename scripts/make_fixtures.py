@@ -625,6 +625,21 @@ def char_to_byte_offsets(s: str, offsets):
     return out
 
 
+def piece_offsets(e, text, pair):
+    """Each piece's [start, end) in characters and in UTF-8 bytes of its own sentence, from a fast
+    tokenizer's encoding `e` with offsets; [0, 0] for the special tokens."""
+    offsets, offsets_b = [], []
+    for (a, b), sid in zip(e["offset_mapping"], e.sequence_ids()):
+        if sid is None:
+            offsets.append([0, 0])
+            offsets_b.append([0, 0])
+        else:
+            s = text if sid == 0 else pair
+            offsets.append([a, b])
+            offsets_b.append(char_to_byte_offsets(s, [(a, b)])[0])
+    return offsets, offsets_b
+
+
 def make_tokenize_json() -> None:
     fast = AutoTokenizer.from_pretrained(DEFAULT_DIR)
     assert fast.is_fast
@@ -637,16 +652,7 @@ def make_tokenize_json() -> None:
         full = fast(text, pair, truncation=False, add_special_tokens=True)
         ids = list(e["input_ids"])
         tokens = fast.convert_ids_to_tokens(ids)
-        seq_ids = e.sequence_ids()
-        offsets, offsets_b = [], []
-        for (a, b), sid in zip(e["offset_mapping"], seq_ids):
-            if sid is None:
-                offsets.append([0, 0])
-                offsets_b.append([0, 0])
-            else:
-                s = text if sid == 0 else pair
-                offsets.append([a, b])
-                offsets_b.append(char_to_byte_offsets(s, [(a, b)])[0])
+        offsets, offsets_b = piece_offsets(e, text, pair)
         se = slow(text, pair, truncation=True, max_length=512)
         slow_tokens = slow.convert_ids_to_tokens(list(se["input_ids"]))
         if slow_tokens != tokens:

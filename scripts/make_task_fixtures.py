@@ -26,15 +26,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-from make_fixtures import perturb, save_canonical  # noqa: E402 (sorted metadata; the shared noise)
+from make_fixtures import MODELS, REF, perturb, save_canonical  # noqa: E402 (sorted metadata; the shared noise)
 import torch
 import transformers
 from transformers import BertConfig, BertForQuestionAnswering, BertForSequenceClassification, BertForTokenClassification
 
-torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parent.parent
-FIX = ROOT / "tests" / "fixtures"
-MODELS, REF = FIX / "models", FIX / "ref"
 VOCAB = (MODELS / "relu_tiny" / "vocab.txt").read_text()
 NOISE_STD = 0.2
 VERSIONS = f"torch {torch.__version__}; transformers {transformers.__version__}"
