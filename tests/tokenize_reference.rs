@@ -6,8 +6,9 @@ use bertscope::tokenize::BertTokenizer;
 use serde::Deserialize;
 use std::path::PathBuf;
 
+/// What HF's fast tokenizer gave for one text (and pair), in both fixtures.
 #[derive(Deserialize)]
-struct Case {
+struct Expected {
     text: String,
     pair: Option<String>,
     tokens: Vec<String>,
@@ -15,6 +16,27 @@ struct Case {
     token_type_ids: Vec<u32>,
     offsets_bytes: Vec<(usize, usize)>,
     truncated: bool,
+}
+
+impl Expected {
+    /// Our encoding of the same text equals HF's; `model` names the tokenizer in a failure.
+    fn check(&self, tok: &BertTokenizer, model: &str) -> bertscope::tokenize::Encoded {
+        let e = tok.encode(&self.text, self.pair.as_deref()).unwrap();
+        let what = format!("{model} {:?} / {:?}", self.text.chars().take(40).collect::<String>(), self.pair);
+        assert_eq!(e.tokens, self.tokens, "{what}");
+        assert_eq!(e.input_ids, self.input_ids, "{what}");
+        assert_eq!(e.token_type_ids, self.token_type_ids, "{what}");
+        assert_eq!(e.offsets, self.offsets_bytes, "{what}");
+        assert_eq!(e.truncated, self.truncated, "{what}");
+        e
+    }
+}
+
+#[derive(Deserialize)]
+struct Case {
+    #[serde(flatten)]
+    hf: Expected,
+    /// HF's slow (pure-Python) tokenizer's pieces, for the vocab.txt pipeline.
     slow_tokens: Vec<String>,
 }
 
@@ -42,15 +64,9 @@ fn check_tokenizer_json(path: &str) {
     let tok = BertTokenizer::from_tokenizer_json(&bytes, 512).unwrap();
     let cases = cases();
     assert!(cases.len() >= 20);
-    assert!(cases.iter().any(|c| c.truncated));
+    assert!(cases.iter().any(|c| c.hf.truncated));
     for c in &cases {
-        let e = tok.encode(&c.text, c.pair.as_deref()).unwrap();
-        let what = format!("{:?} / {:?}", c.text.chars().take(40).collect::<String>(), c.pair);
-        assert_eq!(e.tokens, c.tokens, "{what}");
-        assert_eq!(e.input_ids, c.input_ids, "{what}");
-        assert_eq!(e.token_type_ids, c.token_type_ids, "{what}");
-        assert_eq!(e.offsets, c.offsets_bytes, "{what}");
-        assert_eq!(e.truncated, c.truncated, "{what}");
+        let e = c.hf.check(&tok, path);
         assert!(e.attention_mask.iter().all(|&m| m == 1));
     }
 }
@@ -60,22 +76,17 @@ fn vocab_txt_pipeline_matches_hf_slow_tokenizer() {
     let vocab = std::fs::read_to_string(root().join("tests/fixtures/models/tiny_vocab/vocab.txt")).unwrap();
     let tok = BertTokenizer::from_vocab_txt(&vocab, true, 512).unwrap();
     for c in cases() {
-        let e = tok.encode(&c.text, c.pair.as_deref()).unwrap();
-        assert_eq!(e.tokens, c.slow_tokens, "{:?}", c.text.chars().take(40).collect::<String>());
+        let e = tok.encode(&c.hf.text, c.hf.pair.as_deref()).unwrap();
+        assert_eq!(e.tokens, c.slow_tokens, "{:?}", c.hf.text.chars().take(40).collect::<String>());
     }
 }
 
 #[derive(Deserialize)]
 struct FamilyCase {
     model: String,
-    text: String,
-    pair: Option<String>,
-    tokens: Vec<String>,
-    input_ids: Vec<u32>,
-    token_type_ids: Vec<u32>,
+    #[serde(flatten)]
+    hf: Expected,
     special_tokens_mask: Vec<u32>,
-    offsets_bytes: Vec<(usize, usize)>,
-    truncated: bool,
 }
 
 /// RoBERTa's byte-level BPE and DistilBERT's WordPiece, from each hub folder's tokenizer.json and
@@ -86,7 +97,7 @@ fn family_tokenizers_match_hf_from_tokenizer_json_and_from_vocabulary_files() {
     use bertscope::bundle::{Bert, ModelFiles};
     let cases: Vec<FamilyCase> =
         serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/fam_tokenize.json")).unwrap()).unwrap();
-    assert!(cases.len() >= 30 && cases.iter().any(|c| c.truncated));
+    assert!(cases.len() >= 30 && cases.iter().any(|c| c.hf.truncated));
     let mut compared = 0;
     for model in ["tests/fixtures/models/roberta_mlm", "tests/fixtures/models/distil_mlm"] {
         let files = ModelFiles::read_dir(&root().join(model)).unwrap();
@@ -96,21 +107,16 @@ fn family_tokenizers_match_hf_from_tokenizer_json_and_from_vocabulary_files() {
             for c in cases.iter().filter(|c| c.model == model) {
                 // "[MASK]" is the model's mask token in bertscope (RoBERTa's <mask>); HF reads it
                 // as text, so those cases are checked against "<mask>" below instead
-                if tok.mask_token != "[MASK]" && (c.text.contains("[MASK]") || c.pair.as_deref().is_some_and(|p| p.contains("[MASK]"))) {
+                let (text, pair) = (&c.hf.text, c.hf.pair.as_deref());
+                if tok.mask_token != "[MASK]" && (text.contains("[MASK]") || pair.is_some_and(|p| p.contains("[MASK]"))) {
                     continue;
                 }
-                let e = tok.encode(&c.text, c.pair.as_deref()).unwrap();
-                let what = format!("{model} {:?} / {:?}", c.text.chars().take(40).collect::<String>(), c.pair);
-                assert_eq!(e.tokens, c.tokens, "{what}");
-                assert_eq!(e.input_ids, c.input_ids, "{what}");
-                assert_eq!(e.token_type_ids, c.token_type_ids, "{what}");
-                assert_eq!(e.special, c.special_tokens_mask, "{what}");
-                assert_eq!(e.offsets, c.offsets_bytes, "{what}");
-                assert_eq!(e.truncated, c.truncated, "{what}");
+                let e = c.hf.check(&tok, model);
+                assert_eq!(e.special, c.special_tokens_mask, "{model} {text:?} / {pair:?}");
                 compared += 1;
             }
             if tok.mask_token == "<mask>" {
-                let want = cases.iter().find(|c| c.model == model && c.text == "the <mask> sat").unwrap();
+                let want = &cases.iter().find(|c| c.model == model && c.hf.text == "the <mask> sat").unwrap().hf;
                 assert_eq!(tok.encode("the [MASK] sat", None).unwrap().input_ids, want.input_ids, "[MASK] means <mask>");
                 assert_eq!(tok.readable("\u{120}world"), "␣world");
                 assert_eq!(tok.readable("caf\u{c3}\u{a9}"), "café");
