@@ -85,7 +85,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from make_fixtures import MODELS, REF, ROOT, file_keys, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
+from make_fixtures import MODELS, REF, ROOT, file_keys, perturb, rel, save_canonical, store_grads, store_states  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -270,17 +270,9 @@ def run_teacher(case: str) -> None:
         warnings.simplefilter("ignore", FutureWarning)  # EncoderDecoderModel's loss DEPRECATION_WARNING
         out = model(**kwargs)
     Le, Ld = model.config.encoder.num_hidden_layers, model.config.decoder.num_hidden_layers
-    assert len(out.encoder_hidden_states) == Le + 1 and len(out.encoder_attentions) == Le
-    assert len(out.decoder_hidden_states) == Ld + 1 and len(out.decoder_attentions) == Ld
+    store_states(t, out, Le, "encoder_")
+    store_states(t, out, Ld, "decoder_")
     assert len(out.cross_attentions) == Ld
-    for i, h in enumerate(out.encoder_hidden_states):
-        t[f"encoder_hidden_states.{i}"] = h.detach()
-    for i, a in enumerate(out.encoder_attentions):
-        t[f"encoder_attentions.{i}"] = a.detach()
-    for i, h in enumerate(out.decoder_hidden_states):
-        t[f"decoder_hidden_states.{i}"] = h.detach()
-    for i, a in enumerate(out.decoder_attentions):
-        t[f"decoder_attentions.{i}"] = a.detach()
     for i, a in enumerate(out.cross_attentions):
         t[f"cross_attentions.{i}"] = a.detach()
     t["logits"] = out.logits.detach()
@@ -305,14 +297,7 @@ def run_teacher(case: str) -> None:
 
     out.loss.backward()
     t["loss"] = out.loss.detach().reshape(1)
-    stored = set(file_keys(MODELS / name))
-    grad_none = []
-    for n, p in model.named_parameters():
-        assert n in stored, (case, n)
-        if p.grad is None:
-            grad_none.append(n)
-        else:
-            t[f"grad.{n}"] = p.grad.detach()
+    grad_none = store_grads(t, model, set(file_keys(MODELS / name)), case)
     assert grad_none == ["encoder.pooler.dense.weight", "encoder.pooler.dense.bias"], (case, grad_none)
     grad_zero = sorted(n[len("grad."):] for n, g in t.items() if n.startswith("grad.") and not g.abs().max() > 0)
     # T = 1: the decoder self-attention softmax runs over a single key (weight exactly 1), so its query and key

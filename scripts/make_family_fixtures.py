@@ -81,7 +81,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from make_fixtures import FIX, MODELS, REF, ROOT, file_keys, long_text, piece_offsets, perturb, rel, save_canonical  # noqa: E402 (first: it sets the offline environment before transformers loads)
+from make_fixtures import FIX, MODELS, REF, ROOT, file_keys, long_text, perturb, piece_offsets, rel, save_canonical, store_grads, store_states  # noqa: E402 (first: it sets the offline environment before transformers loads)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -357,11 +357,7 @@ def run_case(name: str) -> None:
     model.zero_grad(set_to_none=True)
     out = model(**kwargs)  # position ids computed by HF
     L = model.config.num_hidden_layers
-    assert len(out.hidden_states) == L + 1 and len(out.attentions) == L
-    for i, h in enumerate(out.hidden_states):
-        t[f"hidden_states.{i}"] = h.detach()
-    for i, a in enumerate(out.attentions):
-        t[f"attentions.{i}"] = a.detach()
+    store_states(t, out, L)
     t["logits"] = out.logits.detach()
     with torch.no_grad():  # the stored position ids are the ones HF used
         again = model(**{k: v for k, v in kwargs.items() if k != "labels"}, position_ids=pos)
@@ -369,14 +365,7 @@ def run_case(name: str) -> None:
     out.loss.backward()
     t["loss"] = out.loss.detach().reshape(1)
 
-    stored = set(file_keys(MODELS / name))
-    grad_none = []
-    for n, p in model.named_parameters():
-        assert n in stored, (name, n)
-        if p.grad is None:
-            grad_none.append(n)
-        else:
-            t[f"grad.{n}"] = p.grad.detach()
+    grad_none = store_grads(t, model, set(file_keys(MODELS / name)), name)
     tied = tied_pairs(model)
 
     md = {"model": rel(MODELS / name), "case": case, "generator": "scripts/make_family_fixtures.py",

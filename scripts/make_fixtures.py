@@ -238,6 +238,30 @@ def perturb(model: torch.nn.Module, seed: int, skip=()) -> None:
                 p.add_(torch.randn(p.shape, generator=g) * NOISE_STD)
 
 
+def store_states(t: dict, out, layers: int, prefix: str = "") -> None:
+    """Every hidden state (the embeddings' first) and attention of an HF output into `t`."""
+    hs = getattr(out, f"{prefix}hidden_states")
+    att = getattr(out, f"{prefix}attentions")
+    assert len(hs) == layers + 1 and len(att) == layers
+    for i, h in enumerate(hs):
+        t[f"{prefix}hidden_states.{i}"] = h.detach()
+    for i, a in enumerate(att):
+        t[f"{prefix}attentions.{i}"] = a.detach()
+
+
+def store_grads(t: dict, model, stored: set, case: str) -> list:
+    """Every parameter's gradient into `t` as grad.<name> (each name must be in the saved file);
+    returns the names that got none."""
+    grad_none = []
+    for n, p in model.named_parameters():
+        assert n in stored, (case, n)
+        if p.grad is None:
+            grad_none.append(n)
+        else:
+            t[f"grad.{n}"] = p.grad.detach()
+    return grad_none
+
+
 def file_keys(d: Path) -> dict:
     """Every tensor of `d`/model.safetensors by its name in the file."""
     with safe_open(str(d / "model.safetensors"), "pt") as f:
@@ -420,11 +444,7 @@ def run_case(case, model_rel, ids, tt, am, *, labels=None, nsp_label=None, head_
     with torch.set_grad_enabled(grad):
         out = model(**kwargs)
     L = model.config.num_hidden_layers
-    assert len(out.hidden_states) == L + 1 and len(out.attentions) == L
-    for i, h in enumerate(out.hidden_states):
-        t[f"hidden_states.{i}"] = h.detach()
-    for i, a in enumerate(out.attentions):
-        t[f"attentions.{i}"] = a.detach()
+    store_states(t, out, L)
 
     if isinstance(model, BertForMaskedLM):
         if logits:
