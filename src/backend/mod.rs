@@ -153,8 +153,8 @@ impl Backend {
 
     /// The loss of a labelled batch run with `opts` (moved word rows, the rows the loss reads;
     /// dropout off) and its gradient with respect to the embeddings' sum (N, H): what attributions
-    /// need. The CPU path also returns the trace (its logits); the parameters' gradients are not
-    /// kept. The GPU backward has no head mask: a request with one is an error (`BertError::Gpu`).
+    /// need. The CPU path also returns the trace (the masked-LM head's `label_logp`; its logits are
+    /// then dlogits); the parameters' gradients are not kept. The GPU backward has no head mask: a request with one is an error (`BertError::Gpu`).
     pub async fn input_grads(
         &mut self,
         bert: &Bert,
@@ -187,11 +187,8 @@ impl Backend {
         let opts = ForwardOptions { dropout_seed: None, ..opts.clone() };
         let mut tr = forward(&bert.params, &bert.cfg, batch, &opts)?;
         let mut g = bert.params.input_grads_only();
-        let logits = tr.mlm.as_ref().map(|m| m.logits.clone()); // the backward turns them into dlogits
+        // the masked-LM logits become dlogits; `MlmTrace::label_logp` keeps what f needs
         let (_, d_sum) = crate::model::backward::backward_with_inputs(&bert.params, &bert.cfg, batch, &mut tr, targets, &mut g)?;
-        if let (Some(m), Some(l)) = (tr.mlm.as_mut(), logits) {
-            m.logits = l;
-        }
         Ok((d_sum, Some(tr)))
     }
 }

@@ -40,11 +40,14 @@ pub fn cross_entropy_forward_backward<T: Real>(logits: ArrayView2<T>, targets: &
 }
 
 /// As `cross_entropy_forward_backward`, but turns `logits` (N, C) into dlogits in place, so the
-/// largest array of a training step (M x V) is not allocated twice.
-pub fn cross_entropy_inplace<T: Real>(logits: &mut Array2<T>, targets: &[i64]) -> T {
+/// largest array of a training step (M x V) is not allocated twice. Also gives each row's
+/// log-probability of its target (0 for an ignored row): what attributions read, so the logits
+/// need not be kept.
+pub fn cross_entropy_inplace<T: Real>(logits: &mut Array2<T>, targets: &[i64]) -> (T, Vec<T>) {
     let n_lab = targets.iter().filter(|&&t| t != IGNORE).count();
     let inv = if n_lab == 0 { T::zero() } else { T::one() / T::c(n_lab as f64) };
     let mut loss = T::zero();
+    let mut logp = vec![T::zero(); targets.len()];
     for (i, &t) in targets.iter().enumerate() {
         let mut row = logits.row_mut(i);
         let d = row.as_slice_mut().expect("contiguous logits");
@@ -56,14 +59,15 @@ pub fn cross_entropy_inplace<T: Real>(logits: &mut Array2<T>, targets: &[i64]) -
         let xt = d[t];
         let m = row_max(d);
         let s = exp_shifted_inplace(d, m);
-        loss += m + s.ln() - xt;
+        logp[i] = xt - m - s.ln();
+        loss -= logp[i];
         let scale = inv / s;
         for dv in d.iter_mut() {
             *dv *= scale;
         }
         d[t] -= inv;
     }
-    loss * inv
+    (loss * inv, logp)
 }
 
 #[cfg(test)]
@@ -79,8 +83,14 @@ mod tests {
         assert!(loss > 0.0);
         check_grad("dlogits", &x, &d, |x| cross_entropy_forward_backward(x.view(), &targets).0);
         let mut y = x.clone();
-        let l2 = cross_entropy_inplace(&mut y, &targets);
+        let (l2, logp) = cross_entropy_inplace(&mut y, &targets);
         assert!((l2 - loss).abs() < 1e-14 && (&y - &d).iter().all(|v| v.abs() < 1e-15));
+        // each row's log-softmax at its target, 0 where ignored
+        for (i, &t) in targets.iter().enumerate() {
+            let row = x.row(i);
+            let want = if t == IGNORE { 0.0 } else { row[t as usize] - row.mapv(f64::exp).sum().ln() };
+            assert!((logp[i] - want).abs() < 1e-12, "row {i}: {} vs {want}", logp[i]);
+        }
     }
 
     #[test]

@@ -205,9 +205,9 @@ impl Target {
         match *self {
             Target::Mask { token, .. } => {
                 let mlm = tr.mlm.as_ref().expect("MLM logits at the target rows");
-                match mlm.logits.nrows() {
-                    0 => mlm.label_logp[i], // ForwardOptions::logits_in_loss: the backward's
-                    _ => log_softmax_at(mlm.logits.row(i), token as usize),
+                match mlm.label_logp.get(i) {
+                    Some(&v) => v, // after a backward: its cross-entropy's (the logits are gone)
+                    None => log_softmax_at(mlm.logits.row(i), token as usize),
                 }
             }
             Target::Class(c) => log_softmax_at(tr.task.as_ref().expect("a task head").logits.row(i), c),
@@ -221,8 +221,8 @@ impl Target {
     }
 }
 
-/// Integrated-gradient points per forward + backward: the default N = 32 and its baseline in one
-/// batch (each batch packs the masked-LM decoder's whole vocabulary matrix once, whatever its size).
+/// Integrated-gradient points per forward + backward: the default N = 32 in one batch (each batch
+/// packs the masked-LM decoder's whole vocabulary matrix once, whatever its size).
 const IG_CHUNK: usize = 64;
 
 /// One input to explain: its ids, segments and pieces, and the heads switched off ((L, NH) 0/1).
@@ -303,7 +303,7 @@ async fn grads_at(
         let (d_sum, tr) = backend.input_grads(bert, key, &batch, &targets, &opts).await?;
         let scale = (1.0 / target.loss_per_f(k)) as f32; // d f / d x = d loss / d x / (d loss / d f)
         for i in 0..k {
-            // f is read at the first and the last point only (the baseline and x)
+            // f is read at the first and the last point only
             let wanted = first + i == 0 || first + i == last;
             let v = tr.as_ref().filter(|_| wanted).map(|tr| target.value(tr, i, t));
             out.push((v, d_sum.slice(s![i * t..(i + 1) * t, ..]).mapv(|x| x * scale)));
@@ -364,18 +364,19 @@ pub async fn attribute_input(
             let pad = bert.tokenizer.pad_id as usize;
             let base = Array2::from_shape_fn(x.dim(), |(_, j)| bert.params.emb.word[[pad, j]]);
             let diff = &x - &base;
-            // k = 0 (the baseline, for f(x') only) .. N (k = N is x itself)
-            let points: Vec<Array2<f32>> = (0..=n).map(|k| &base + &(&diff * (k as f32 / n as f32))).collect();
+            // k = 1 .. N (k = N is x itself); the baseline (k = 0) needs f only: a forward apart,
+            // which keeps the batch at N rows (a whole number of the GEMM's 4-row tiles for N = 32)
+            let points: Vec<Array2<f32>> = (1..=n).map(|k| &base + &(&diff * (k as f32 / n as f32))).collect();
             let at = grads_at(backend, bert, key, input, target, &points).await?;
             let mut mean = Array2::<f64>::zeros(x.dim());
-            for (_, g) in &at[1..] {
+            for (_, g) in &at {
                 mean.zip_mut_with(g, |m, &v| *m += v as f64 / n as f64);
             }
             let scores: Vec<f32> =
                 (0..t).map(|i| diff.row(i).iter().zip(mean.row(i)).map(|(d, m)| *d as f64 * m).sum::<f64>() as f32).collect();
-            let (f0, f1) = match (at[0].0, at[n].0) {
-                (Some(a), Some(b)) => (a, b),
-                _ => {
+            let (f0, f1) = match at[n - 1].0 {
+                Some(f1) => (values_at(bert, input, target, std::slice::from_ref(&base))?[0], f1),
+                None => {
                     let v = values_at(bert, input, target, &[base.clone(), x.clone()])?;
                     (v[0], v[1])
                 }

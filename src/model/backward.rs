@@ -195,7 +195,9 @@ pub fn backward_full<T: Real>(
             dln
         } else {
             let mut dlogits = std::mem::take(&mut mt.logits); // (M, V), logits -> dlogits in place
-            mlm_loss = Some(cross_entropy_inplace(&mut dlogits, &tgt));
+            let (loss, logp) = cross_entropy_inplace(&mut dlogits, &tgt);
+            mlm_loss = Some(loss);
+            mt.label_logp = logp;
             linear_backward(dlogits.view(), mt.ln_out.view(), dec.view(), ddec, Some(gm.bias.view_mut()))
         };
         let dact = layernorm_backward(

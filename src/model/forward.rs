@@ -196,7 +196,8 @@ pub struct MlmTrace<T> {
     pub ln_out: Array2<T>,  // (M, H)
     /// (M, V); (0, V) with `ForwardOptions::logits_in_loss` (the backward computes them).
     pub logits: Array2<T>,
-    /// With `logits_in_loss`, after the backward: each row's log-probability of its label.
+    /// After the backward: each row's log-probability of its label (the logits are then dlogits,
+    /// or were never made with `logits_in_loss`).
     pub label_logp: Vec<T>,
 }
 
