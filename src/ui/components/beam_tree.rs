@@ -66,8 +66,10 @@ pub fn BeamTreeView(p: &Props) -> Html {
                 <svg width={w.to_string()} height={h.to_string()} role="img" aria-label="beam search tree">
                     <g class="node root"><rect x={root.0.to_string()} y={root.1.to_string()} width={BOX_W.to_string()} height={BOX_H.to_string()} rx="5" />
                         <text x={(root.0 + 6.0).to_string()} y={(root.1 + 17.0).to_string()}>{ t.start.clone() }</text></g>
-                    { for lines }
-                    { for boxes }
+                    // each list alone in its group: yew then matches the kept boxes by key and adds
+                    // only the new ones (beside other children it would rebuild them all)
+                    <g class="edges">{ for lines }</g>
+                    <g class="nodes">{ for boxes }</g>
                 </svg>
             </div>
         </div>

@@ -28,9 +28,9 @@ fn output(d: &DecodeView) -> Html {
     let start = d.prefix.first().cloned().unwrap_or_default();
     html! {
         <div class="decode-output">
-            <span class="chip special" title="decoder_start: the decoder's first input">{ start }</span>
+            <span key="start" class="chip special" title="decoder_start: the decoder's first input">{ start }</span>
             { for chips }
-            { if d.done { html! {} } else { html! { <span class="chip next" title="the next step writes here">{ "?" }</span> } } }
+            { if d.done { html! {} } else { html! { <span key="next" class="chip next" title="the next step writes here">{ "?" }</span> } } }
         </div>
     }
 }

@@ -20,10 +20,11 @@ pub struct NextProps {
 pub fn NextTokens(p: &NextProps) -> Html {
     let d = &p.view;
     let chosen = d.chosen.as_ref().map(|c| c.id);
-    let rows = d.next.iter().map(|c| {
+    // keyed by rank: each step's list reuses the last one's rows
+    let rows = d.next.iter().enumerate().map(|(i, c)| {
         let on = chosen == Some(c.id);
         html! {
-            <li key={c.id} class={classes!(on.then_some("chosen"))} data-token={c.token.clone()} data-prob={c.prob.to_string()} data-chosen={on.to_string()}>
+            <li key={i} class={classes!(on.then_some("chosen"))} data-token={c.token.clone()} data-prob={c.prob.to_string()} data-chosen={on.to_string()}>
                 <span class="next-tok">{ c.token.clone() }</span>
                 <span class="bar"><span class="fill" style={format!("width: {:.1}%", c.prob * 100.0)} /></span>
                 <span class="num">{ format!("{:.3}", c.prob) }{ if on { " ← chosen" } else { "" } }</span>
@@ -105,13 +106,14 @@ fn scores_table(m: &AttnMap, tokens: &[String]) -> Html {
             let text = if m.masked[k] { "−∞".to_string() } else { format!("{:.2}", m.scores[k]) };
             html! { <td key={j} class={classes!(m.masked[k].then_some("masked"))}>{ text }</td> }
         });
-        html! { <tr key={i}><th scope="row">{ tokens.get(i).cloned().unwrap_or_default() }</th>{ for cells }</tr> }
+        // every child keyed (the row's header too), so a new column adds one cell, not a new row
+        html! { <tr key={i}><th key="row" scope="row">{ tokens.get(i).cloned().unwrap_or_default() }</th>{ for cells }</tr> }
     });
     html! {
         <div class="scores-wrap">
             <table class="causal-scores" data-testid="causal-scores">
                 <caption>{ format!("Layer {} head {}: the scores q·k/√d before the softmax, with the mask added (softmax of each row gives the heatmap)", m.layer, m.head) }</caption>
-                <thead><tr><th />{ for head }</tr></thead>
+                <thead><tr><th key="corner" />{ for head }</tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>
         </div>
