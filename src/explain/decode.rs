@@ -175,7 +175,9 @@ impl DecodeView {
             ),
             Method::Beam { k, .. } => (
                 distribution(&look.logits, 1.0, 0),
-                format!("the best beam's next token (softmax); beam search keeps the {k} best sums of log-probabilities over every beam"),
+                format!(
+                    "the softmax of the best beam still running at this step (the one read here, and drawn in the maps below: once decoding is done it can differ from the answer, a finished beam); beam search keeps the {k} best sums of log-probabilities over every beam"
+                ),
             ),
         };
         let cand = |&(id, prob): &(u32, f32)| Candidate { id, token: tok(id), prob };
