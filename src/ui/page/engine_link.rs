@@ -111,7 +111,7 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispat
         let asked = state.bench_asked;
         use_effect_with(state.ready(), move |ready| {
             if *ready && asked {
-                link.send(ToEngine::BenchAttribution { rounds: 9 });
+                link.send(ToEngine::BenchAttribution { rounds: 25 });
             }
         });
     }
