@@ -20,6 +20,7 @@ pub struct AttentionCache<T> {
     pub drop: Option<Array4<T>>,
 }
 
+#[derive(Clone, Copy, Debug)]
 pub struct AttnShape {
     pub b: usize,
     /// Queries per sequence.

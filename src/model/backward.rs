@@ -259,13 +259,15 @@ pub fn backward_full<T: Real>(
             Some(rs) => crate::cpu::embedding::embedding_forward(dx.view(), rs),
             None => dx,
         };
+        // the attention ran for one query per sequence (q and context (B, H)): see LayerTrace::rows
+        let query_rows = rows.filter(|_| lt.q.nrows() != n);
         let context_rows;
-        let context = match rows {
-            Some(rs) => {
+        let context = match (rows, query_rows) {
+            (Some(rs), None) => {
                 context_rows = crate::cpu::embedding::embedding_forward(lt.context.view(), rs);
                 context_rows.view()
             }
-            None => lt.context.view(),
+            _ => lt.context.view(),
         };
         // out = LN(out_res), out_res = ffn_out + attn_ln_out
         let d_out_res = layernorm_backward(
@@ -323,18 +325,34 @@ pub fn backward_full<T: Real>(
         if let Some(m) = &lt.attn_drop {
             d_attn_dense *= m;
         }
-        let d_context = scatter(linear_backward(
+        let d_context = linear_backward(
             d_attn_dense.view(),
             context,
             lp.attn_out.weight.view(),
             gl.attn_out.weight.view_mut(),
             Some(gl.attn_out.bias.view_mut()),
-        ));
+        );
+        let d_context = if query_rows.is_some() { d_context } else { scatter(d_context) };
         let mut d_input = scatter(d_input);
         let hm = tr.head_mask.as_ref().map(|m| m.row(li));
-        let (dq, dk, dv) = attention_backward(d_context.view(), lt.q.view(), lt.k.view(), lt.v.view(), &sh, hm, &lt.attn);
-        for (d, lin, glin) in [(&dq, &lp.query, &mut gl.query), (&dk, &lp.key, &mut gl.key), (&dv, &lp.value, &mut gl.value)] {
+        let ash = if query_rows.is_some() { AttnShape { t: 1, ..sh } } else { sh };
+        let (dq, dk, dv) = attention_backward(d_context.view(), lt.q.view(), lt.k.view(), lt.v.view(), &ash, hm, &lt.attn);
+        for (d, lin, glin) in [(&dk, &lp.key, &mut gl.key), (&dv, &lp.value, &mut gl.value)] {
             d_input += &linear_backward(d.view(), input, lin.weight.view(), glin.weight.view_mut(), Some(glin.bias.view_mut()));
+        }
+        // Q: at every row, or at the query rows only (its input gathered, its gradient scattered)
+        let q_input_rows;
+        let q_input = match query_rows {
+            Some(rs) => {
+                q_input_rows = crate::cpu::embedding::embedding_forward(input, rs);
+                q_input_rows.view()
+            }
+            None => input,
+        };
+        let dxq = linear_backward(dq.view(), q_input, lp.query.weight.view(), gl.query.weight.view_mut(), Some(gl.query.bias.view_mut()));
+        match query_rows {
+            Some(rs) => embedding_backward(dxq.view(), rs, d_input.view_mut()), // scatter-add
+            None => d_input += &dxq,
         }
         dx = d_input;
     }

@@ -162,7 +162,9 @@ pub struct EmbeddingTrace<T> {
 #[derive(Clone, Debug)]
 pub struct LayerTrace<T> {
     /// Some: the layer after its attention ran only at these rows (`ForwardOptions::last_layer_rows`):
-    /// attn_dense .. out_ln_rstd hold R rows instead of N.
+    /// attn_dense .. out_ln_rstd hold R rows instead of N. With one row per sequence (and no
+    /// attention dropout, not causal) the attention ran for those queries only: q and context hold
+    /// the B rows, the attention cache is (B, NH, 1, T).
     pub rows: Option<Vec<usize>>,
     pub q: Array2<T>, // (N, H); head h is columns h*HD..(h+1)*HD
     pub k: Array2<T>, // (N, H)
@@ -286,23 +288,33 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
     let sh = AttnShape { causal: cfg.is_decoder, ..AttnShape::selfish(b, t, nh) };
     for (li, lp) in p.layers.iter().enumerate() {
         let input = hidden.last().expect("input").view();
-        let q = linear_forward(input, lp.query.weight.view(), Some(lp.query.bias.view()));
-        let k = linear_forward(input, lp.key.weight.view(), Some(lp.key.bias.view()));
-        let v = linear_forward(input, lp.value.weight.view(), Some(lp.value.bias.view()));
-        let attn_mask = match rng.as_mut() {
-            Some(r) if cfg.attention_probs_dropout_prob > 0.0 => Some(dropout_mask((b, nh, t, t), cfg.attention_probs_dropout_prob, r)),
-            _ => None,
-        };
-        let hm = opts.head_mask.as_ref().map(|m| m.row(li));
-        let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &sh, mask.view(), hm, attn_mask);
         let rows = opts.last_layer_rows.as_ref().filter(|_| li + 1 == p.layers.len());
         if let Some(&r) = rows.and_then(|rs| rs.iter().find(|&&r| r >= b * t)) {
             return Err(BertError::Input(format!("last-layer row {r} is outside the batch ({} rows)", b * t)));
         }
+        let attn_mask = match rng.as_mut() {
+            Some(r) if cfg.attention_probs_dropout_prob > 0.0 => Some(dropout_mask((b, nh, t, t), cfg.attention_probs_dropout_prob, r)),
+            _ => None,
+        };
+        // One row per sequence, in order (a [MASK], a tag, [CLS]), no attention dropout, not
+        // causal: the attention itself runs for those queries only, (B, NH, 1, T) instead of
+        // (B, NH, T, T), and Q for those rows (keys and values stay at every row).
+        let query_rows =
+            rows.filter(|rs| attn_mask.is_none() && !sh.causal && rs.len() == b && rs.iter().enumerate().all(|(i, &r)| r / t == i));
+        let q = match query_rows {
+            Some(rs) => linear_forward(embedding_forward(input, rs).view(), lp.query.weight.view(), Some(lp.query.bias.view())),
+            None => linear_forward(input, lp.query.weight.view(), Some(lp.query.bias.view())),
+        };
+        let k = linear_forward(input, lp.key.weight.view(), Some(lp.key.bias.view()));
+        let v = linear_forward(input, lp.value.weight.view(), Some(lp.value.bias.view()));
+        let hm = opts.head_mask.as_ref().map(|m| m.row(li));
+        let ash = if query_rows.is_some() { AttnShape { t: 1, ..sh } } else { sh };
+        let (context, attn) = attention_forward(q.view(), k.view(), v.view(), &ash, mask.view(), hm, attn_mask);
         // the rows the rest of the layer runs for: all, or the gathered few (R, H)
-        let (ctx_rows, input_rows) = match rows {
-            Some(rs) => (embedding_forward(context.view(), rs), embedding_forward(input, rs)),
-            None => (context.clone(), input.to_owned()),
+        let (ctx_rows, input_rows) = match (rows, query_rows) {
+            (Some(rs), Some(_)) => (context.clone(), embedding_forward(input, rs)),
+            (Some(rs), None) => (embedding_forward(context.view(), rs), embedding_forward(input, rs)),
+            (None, _) => (context.clone(), input.to_owned()),
         };
         let mut attn_dense = linear_forward(ctx_rows.view(), lp.attn_out.weight.view(), Some(lp.attn_out.bias.view()));
         let attn_drop = apply_dropout(&mut attn_dense, cfg.hidden_dropout_prob, &mut rng);
