@@ -32,6 +32,24 @@ export default async (h) => {
     await p.waitForFunction((n) => Number(document.querySelector('[data-testid="decode-status"]').dataset.answers) > n, before.answers, { timeout: 30_000 });
     return decodeState(p);
   };
+  /** One Step, watching the Translate tab: the elements removed while it is answered. A step only
+   *  adds its new cells (yew rebuilds a keyed list whole when it has unkeyed siblings, which once
+   *  made a step redraw about 150 elements and miss the frame). */
+  const removedOnStep = async (p) => {
+    await p.evaluate(() => {
+      window.__removed = [];
+      window.__churn = new MutationObserver((ms) => {
+        for (const m of ms) for (const n of m.removedNodes) if (n.nodeType === 1) window.__removed.push(`${n.nodeName}.${n.getAttribute("class") || ""}`);
+      });
+      window.__churn.observe(document.querySelector('[data-testid="translate-view"]'), { childList: true, subtree: true });
+    });
+    const s = await press(p, "decode-step");
+    const removed = await p.evaluate(() => {
+      window.__churn.disconnect();
+      return window.__removed;
+    });
+    return { s, removed };
+  };
   /** Decoding to the end with "Run to the end": the output's tokens (the chips after the start
    *  token) and its text. */
   const runToEnd = async (p) => {
@@ -103,6 +121,10 @@ export default async (h) => {
     // "4 5 7", one step at a time, until the end token
     await p.locator(sel("decode-source")).fill("4 5 7");
     let s = await press(p, "decode-step");
+    s = await press(p, "decode-step");
+    const greedyChurn = await removedOnStep(p);
+    assert(!greedyChurn.s.done && greedyChurn.removed.length === 0, `a greedy step removes nothing: ${greedyChurn.removed.slice(0, 8)}`);
+    s = greedyChurn.s;
     for (let i = 0; i < 30 && !s.done; i++) s = await press(p, "decode-step");
     assert(s.done, `decoding ends: ${JSON.stringify(s)}`);
     // the worker's time for the step on screen, beside it (a figure, not checked against a bound)
@@ -177,6 +199,12 @@ export default async (h) => {
     assert(nodes.length >= s.step && JSON.stringify(path) === JSON.stringify(chips), `the tree's path ${path} is the answer ${chips}`);
     metrics.translate_numbers.beam = (await p.textContent(sel("generated"))).trim();
     await shot(p, "45-translate-beam", `section:has(${sel("beam-tree")})`);
+    // a beam-search step in the middle patches the tree, the chips and the maps
+    await press(p, "decode-restart");
+    await press(p, "decode-step");
+    await press(p, "decode-step");
+    const beamChurn = await removedOnStep(p);
+    assert(!beamChurn.s.done && beamChurn.removed.length === 0, `a beam-search step removes nothing: ${beamChurn.removed.slice(0, 8)}`);
 
     // an empty source is a message; decoding goes on
     await p.check(sel("decode-greedy"));
