@@ -223,8 +223,37 @@ pub fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, beta: f32, c: 
         c.map_inplace(|v| *v = if beta == 0.0 { 0.0 } else { beta * *v });
         return;
     }
-    let mut bpack = vec![0f32; KC.min(k) * NC.min(n).next_multiple_of(NR)];
-    let mut apack = vec![0f32; KC.min(k) * MC.min(m).next_multiple_of(MR)];
+    PACKS.with_borrow_mut(|(bpack, apack)| {
+        // grown, never shrunk; each call packs what it reads, so old contents are never used
+        let (nb, na) = (KC.min(k) * NC.min(n).next_multiple_of(NR), KC.min(k) * MC.min(m).next_multiple_of(MR));
+        if bpack.len() < nb {
+            bpack.resize(nb, 0.0);
+        }
+        if apack.len() < na {
+            apack.resize(na, 0.0);
+        }
+        blocked(alpha, a, b, beta, c, bpack, apack);
+    });
+}
+
+thread_local! {
+    /// The packing buffers (B's block and A's), kept between calls: allocating and zeroing them
+    /// per call cost 384 KB of writes for each chunk of the vocabulary's loss (`vocab_loss_gemm`).
+    static PACKS: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// `gemm` with its packing buffers (at least a B block and an A block long).
+fn blocked(
+    alpha: f32,
+    a: &ArrayView2<f32>,
+    b: &ArrayView2<f32>,
+    beta: f32,
+    c: &mut ArrayViewMut2<f32>,
+    bpack: &mut [f32],
+    apack: &mut [f32],
+) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
     let mut tile = [0f32; MR * NR];
     let (sa, sb) = (Strided::of(a), Strided::of(b));
     let (crs, ccs) = (c.strides()[0], c.strides()[1]);
@@ -236,10 +265,10 @@ pub fn gemm(alpha: f32, a: &ArrayView2<f32>, b: &ArrayView2<f32>, beta: f32, c: 
             // later k-blocks add to what the first one wrote
             let beta = if pc == 0 { beta } else { 1.0 };
             // SAFETY: the blocks lie inside A and B, the buffers hold the packed strips
-            unsafe { pack_b(&mut bpack, sb, pc, kc, jc, nc) };
+            unsafe { pack_b(bpack, sb, pc, kc, jc, nc) };
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
-                unsafe { pack_a(&mut apack, sa, ic, mc, pc, kc) };
+                unsafe { pack_a(apack, sa, ic, mc, pc, kc) };
                 for jr in (0..nc).step_by(NR) {
                     let nr = NR.min(nc - jr);
                     let bs = bpack[(jr / NR) * kc * NR..].as_ptr();

@@ -17,3 +17,4 @@ pub mod softmax;
 #[cfg(test)]
 pub mod testutil;
 pub mod vocab_loss;
+pub mod vocab_loss_gemm;

@@ -12,8 +12,8 @@
 //! maximum rescales the sums, as flash attention does), and the chunk's share of sum_v p W_v.
 //!
 //! `vocab_loss` is the reference (the logits, then the softmax: any `Real`); f32 goes through
-//! `vocab_loss_fused`, with AVX-512 or AVX2 + FMA where the CPU has them (tested against the
-//! reference on odd shapes).
+//! `vocab_loss_fused`, with AVX-512 or AVX2 + FMA where the CPU has them, and in wasm through
+//! `vocab_loss_gemm` (each tested against the reference on odd shapes).
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::cpu::linear::linear_forward;
@@ -24,6 +24,9 @@ use std::any::TypeId;
 /// Log-probabilities (M) of `labels` and d(-logp)/dh (M, H) per row; h (M, H), w (V, H), b (V).
 pub fn vocab_loss<T: Real>(h: ArrayView2<T>, w: ArrayView2<T>, b: ArrayView1<T>, labels: &[usize]) -> (Vec<T>, Array2<T>) {
     assert_eq!(h.nrows(), labels.len(), "one label per row");
+    if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+        return crate::cpu::vocab_loss_gemm::vocab_loss_gemm(h, w, b, labels);
+    }
     if let (Some(hs), Some(ws), Some(bs)) = (contiguous_f32(&h), w.as_slice().and_then(as_f32), b.as_slice().and_then(as_f32)) {
         let (logp, dh) = vocab_loss_fused(&hs, h.nrows(), h.ncols(), ws, bs, labels);
         let dh = Array2::from_shape_vec(h.dim(), dh.into_iter().map(|x| T::c(x as f64)).collect()).expect("(M, H)");
@@ -82,9 +85,13 @@ fn contiguous_f32<T: Real>(h: &ArrayView2<T>) -> Option<Vec<f32>> {
 /// between the chunk's logits and its gradient.
 const CHUNK: usize = 256;
 
-/// Whether `vocab_loss_fused` has a vector path here (AVX-512, or AVX2 + FMA). Without one (wasm,
-/// where our packed GEMM serves the logits) the portable loop is slower than logits + softmax.
+/// Whether `vocab_loss` beats logits + softmax here: a vector path of `vocab_loss_fused` (AVX-512,
+/// or AVX2 + FMA), or wasm SIMD, where `vocab_loss_gemm` runs our packed GEMM chunk by chunk (the
+/// portable loop is slower than logits + softmax).
 pub fn has_fast_path() -> bool {
+    if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+        return true;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")

@@ -87,3 +87,27 @@ fn ignored_rows_have_no_loss_and_no_gradient() {
     assert!((loss as f64 + (lr[0] + lr[2]) / 2.0).abs() < 1e-5, "the mean over the two labelled rows");
     assert!(logp[1] == 0.0 && dh.row(1).iter().all(|&x| x == 0.0));
 }
+
+#[test]
+fn the_gemm_path_matches_on_odd_shapes() {
+    // vocabularies below, at and across the 512-row chunk; rows in fours and a remainder; in f32
+    // against f64, and in f64 to 1e-12
+    for &(m, d, v) in &[(1, 8, 1), (3, 24, 511), (5, 13, 513), (9, 32, 1030), (33, 128, 2050)] {
+        let (h, w, b, labels) = case(m, d, v, m + d);
+        let (lr, dr) = reference(&h, &w, &b, &labels);
+        let (lp, dh) = crate::cpu::vocab_loss_gemm::vocab_loss_gemm(h.view(), w.view(), b.view(), &labels);
+        assert_close(&format!("f32 ({m}, {d}, {v})"), (&lp, dh.as_slice().unwrap()), (&lr, &dr), 1e-5);
+        let (h64, w64, b64) = (h.mapv(|x| x as f64), w.mapv(|x| x as f64), b.mapv(|x| x as f64));
+        let (lp, dh) = crate::cpu::vocab_loss_gemm::vocab_loss_gemm(h64.view(), w64.view(), b64.view(), &labels);
+        assert!(lp.iter().zip(&lr).all(|(a, r)| (a - r).abs() < 1e-12), "f64 logp ({m}, {d}, {v})");
+        assert!(dh.iter().zip(dr.iter()).all(|(a, r)| (a - r).abs() < 1e-12), "f64 dh ({m}, {d}, {v})");
+    }
+    // the label's logit far above the rest in the last chunk: the early sums are rescaled
+    let (h, mut w, mut b, _) = case(2, 16, 1100, 1);
+    w.row_mut(1090).fill(0.0);
+    b[1090] = 60.0;
+    let labels = vec![1090, 3];
+    let (lr, dr) = reference(&h, &w, &b, &labels);
+    let (lp, dh) = crate::cpu::vocab_loss_gemm::vocab_loss_gemm(h.view(), w.view(), b.view(), &labels);
+    assert_close("gemm, large logit", (&lp, dh.as_slice().unwrap()), (&lr, &dr), 1e-4);
+}
