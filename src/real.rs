@@ -44,9 +44,8 @@ impl Real for f32 {
     /// A rational approximation on [-4, 4] (the one Eigen and XLA use for f32): max abs error
     /// below 5e-7 against libm in f32 arithmetic (tested), and branch-free so GELU vectorises.
     #[inline(always)]
-    #[allow(clippy::manual_clamp)] // max/min, not clamp: clamp's NaN handling stops vectorisation
     fn erf(self) -> Self {
-        let x = self.max(-4.0).min(4.0);
+        let x = clamp_select(self, -4.0, 4.0);
         let x2 = x * x;
         let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
         p = x2 * p - 2.101_024e-6;
@@ -61,11 +60,10 @@ impl Real for f32 {
         x * p / q
     }
     #[inline(always)]
-    #[allow(clippy::manual_clamp)] // max/min, not clamp: clamp's NaN handling stops vectorisation
     fn exp_fast(self) -> Self {
         // Cephes expf: e^x = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, degree-5 polynomial.
         const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
-        let x = self.max(-87.3).min(88.7);
+        let x = clamp_select(self, -87.3, 88.7);
         let t = x * std::f32::consts::LOG2_E + ROUND;
         let n = t - ROUND;
         let r = x - n * 0.693_359_4 - n * -2.121_944_4e-4;
@@ -85,6 +83,18 @@ impl Real for f32 {
     }
     fn to_f64c(self) -> f64 {
         self as f64
+    }
+}
+
+/// x limited to [lo, hi] by comparisons, so a NaN stays NaN (`max`/`min` turn it into a bound:
+/// erf(NaN) was -1, exp(NaN) 0). Not `clamp`: its NaN handling stops vectorisation.
+#[inline(always)]
+fn clamp_select(x: f32, lo: f32, hi: f32) -> f32 {
+    let x = if x < lo { lo } else { x };
+    if x > hi {
+        hi
+    } else {
+        x
     }
 }
 
@@ -133,5 +143,7 @@ mod tests {
         assert_eq!(f32::MIN.exp_fast(), 0.0);
         assert_eq!((-100f32).exp_fast(), 0.0);
         assert_eq!(0f32.exp_fast(), 1.0);
+        assert!(f32::NAN.exp_fast().is_nan() && Real::erf(f32::NAN).is_nan(), "NaN in, NaN out");
+        assert!((Real::erf(9f32) - 1.0).abs() < 1e-6 && (Real::erf(-9f32) + 1.0).abs() < 1e-6, "clamped past 4");
     }
 }
