@@ -106,6 +106,28 @@ impl Bert {
         Ok(Bert { cfg, params, names: NameMap::default(), tokenizer: self.tokenizer.clone() })
     }
 
+    /// This model as a `BertForMaskedLM` with a new masked-LM head, as HF's
+    /// `BertForMaskedLM.from_pretrained` builds it from an encoder that has none: the embeddings
+    /// and encoder kept, the pooler and any other head dropped, the head's transform N(0, 0.02)
+    /// with zero bias, its LayerNorm 1 / 0, its output bias 0 and its decoder tied to the word
+    /// embeddings (as BERT's is).
+    pub fn with_mlm_head(&self, seed: u64) -> Result<Self> {
+        use crate::config::Heads;
+        let mut cfg = self.cfg.clone();
+        cfg.tie_word_embeddings = true;
+        let fresh = BertParams::<f32>::init(&cfg, Heads::MASKED_LM, seed);
+        let mut params = self.params.clone();
+        params.pooler = None;
+        params.nsp = None;
+        params.task = None;
+        params.mlm = fresh.mlm;
+        cfg.extra.insert("architectures".into(), serde_json::json!([self.cfg.family.base_architecture(true, false)]));
+        for k in ["id2label", "label2id", "num_labels"] {
+            cfg.extra.remove(k);
+        }
+        Ok(Bert { cfg, params, names: NameMap::default(), tokenizer: self.tokenizer.clone() })
+    }
+
     /// The model folder as files: config.json, model.safetensors (f32, HF names), tokenizer.json.
     pub fn to_files(&self) -> Result<ModelFiles> {
         self.to_files_as(SaveDtype::F32)

@@ -177,7 +177,13 @@ fn run_task(case: &str, kind: TaskKind) {
     let mut bert = fx.bert();
     assert_eq!(bert.params.heads().task.map(|h| h.kind), Some(kind), "{case}: the model's head");
     let betas: Vec<f64> = fx.meta["betas"].split(',').map(|v| v.parse().unwrap()).collect();
-    let adam = AdamWConfig { beta1: betas[0], beta2: betas[1], eps: fx.m("eps"), weight_decay: fx.m("weight_decay") };
+    let adam = AdamWConfig {
+        beta1: betas[0],
+        beta2: betas[1],
+        eps: fx.m("eps"),
+        weight_decay: fx.m("weight_decay"),
+        freeze_word_embeddings: false,
+    };
     let mut opt = Backend::cpu().optimizer(&bert.params, &bert.cfg, adam).unwrap();
     let schedule = LinearSchedule { base_lr: fx.m("lr"), warmup: fx.m("warmup") as usize, total: fx.steps() };
     let labels = |k: usize| match kind {

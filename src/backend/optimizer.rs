@@ -14,6 +14,7 @@ use crate::model::backward::{backward, Grads, LossOutput, Targets};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::{task_accuracy, task_loss, TaskLabels};
 use crate::model::BertParams;
+use crate::tensorfile::{parse, read_f32_into, write_tensors, Tensor};
 #[cfg(feature = "gpu")]
 use std::rc::Rc;
 
@@ -62,11 +63,19 @@ impl Backend {
     pub fn optimizer(&self, params: &BertParams<f32>, cfg: &BertConfig, adam: AdamWConfig) -> Result<Optimizer> {
         #[cfg(feature = "gpu")]
         if let Some(g) = &self.gpu {
+            if adam.freeze_word_embeddings {
+                return Err(BertError::Input("frozen word embeddings train on the CPU path (--device cpu)".into()));
+            }
             let opt = GpuOptimizer::new(&g.ctx, cfg, params)?;
             return Ok(Optimizer { adam, state: State::Gpu { ctx: g.ctx.clone(), opt, synced: true } });
         }
         let _ = cfg;
-        Ok(Optimizer { state: State::Cpu { opt: AdamW::new(params, adam.clone()), grads: params.zeros_like() }, adam })
+        let state = if adam.freeze_word_embeddings {
+            State::Cpu { opt: AdamW::frozen_words(params, adam.clone()), grads: params.zeros_like().freeze_word_grads() }
+        } else {
+            State::Cpu { opt: AdamW::new(params, adam.clone()), grads: params.zeros_like() }
+        };
+        Ok(Optimizer { state, adam })
     }
 }
 
@@ -172,6 +181,49 @@ impl Optimizer {
             loss_sum = l as f64 * labelled as f64;
         }
         Ok(EvalStats { loss_sum, hits, labelled })
+    }
+
+    /// AdamW's step count and moments as safetensors (`m.<name>`, `v.<name>`, the step in the
+    /// metadata), so a stopped run resumes where it was. The CPU path only.
+    pub fn save_state(&self) -> Result<Vec<u8>> {
+        let State::Cpu { opt, .. } = &self.state else {
+            return Err(BertError::Input("saving the optimiser's state runs on the CPU path".into()));
+        };
+        let (m, v) = opt.moments();
+        let mut out = Vec::new();
+        for (prefix, p) in [("m", m), ("v", v)] {
+            for (name, t) in p.tensors().into_iter().filter(|(_, t)| !t.is_empty()) {
+                out.push((format!("{prefix}.{name}"), Tensor::F32(t.to_owned())));
+            }
+        }
+        let meta = std::collections::HashMap::from([("step".to_string(), opt.step.to_string())]);
+        write_tensors(&out, Some(meta))
+    }
+
+    /// Restores what `save_state` wrote; every moment of this optimiser must be in the file with
+    /// its shape.
+    pub fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let State::Cpu { opt, .. } = &mut self.state else {
+            return Err(BertError::Input("restoring the optimiser's state runs on the CPU path".into()));
+        };
+        let (_, meta) = safetensors::SafeTensors::read_metadata(bytes)
+            .map_err(|e| BertError::Checkpoint(format!("the optimiser state is not a safetensors file: {e}")))?;
+        let step = meta.metadata().as_ref().and_then(|m| m.get("step")).and_then(|s| s.parse::<u64>().ok());
+        let step = step.ok_or_else(|| BertError::Checkpoint("the optimiser state has no step in its metadata".into()))?;
+        let st = parse(bytes)?;
+        let (m, v) = opt.moments_mut();
+        for (prefix, p) in [("m", m), ("v", v)] {
+            for (name, mut t) in p.tensors_mut().into_iter().filter(|(_, t)| !t.is_empty()) {
+                let key = format!("{prefix}.{name}");
+                let view = st.tensor(&key).map_err(|_| BertError::tensor(&key, "missing from the optimiser state"))?;
+                if view.shape() != t.shape() {
+                    return Err(BertError::tensor(&key, format!("shape {:?} in the file, {:?} in the model", view.shape(), t.shape())));
+                }
+                read_f32_into(&key, &view, t.as_slice_mut().expect("parameters are contiguous"))?;
+            }
+        }
+        opt.step = step;
+        Ok(())
     }
 
     /// Copies the device's weights into `params` when they changed since the last copy (a no-op on

@@ -11,11 +11,13 @@ pub struct AdamWConfig {
     pub beta2: f64,
     pub eps: f64,
     pub weight_decay: f64,
+    /// Leave the word embeddings (and a decoder tied to them) as they are (the CPU path).
+    pub freeze_word_embeddings: bool,
 }
 
 impl Default for AdamWConfig {
     fn default() -> Self {
-        AdamWConfig { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 }
+        AdamWConfig { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01, freeze_word_embeddings: false }
     }
 }
 
@@ -35,6 +37,22 @@ pub struct AdamW<T> {
 impl<T: Real> AdamW<T> {
     pub fn new(params: &BertParams<T>, cfg: AdamWConfig) -> Self {
         AdamW { cfg, step: 0, m: params.zeros_like(), v: params.zeros_like() }
+    }
+
+    /// As `new`, with the word embeddings frozen: no moments for them (the gradients given to
+    /// `update` must be frozen the same way).
+    pub fn frozen_words(params: &BertParams<T>, cfg: AdamWConfig) -> Self {
+        AdamW { cfg, step: 0, m: params.zeros_like().freeze_word_grads(), v: params.zeros_like().freeze_word_grads() }
+    }
+
+    /// The two moments (to save a run and resume it).
+    pub fn moments(&self) -> (&BertParams<T>, &BertParams<T>) {
+        (&self.m, &self.v)
+    }
+
+    /// The moments, mutable (to restore a saved run); `step` is set apart.
+    pub fn moments_mut(&mut self) -> (&mut BertParams<T>, &mut BertParams<T>) {
+        (&mut self.m, &mut self.v)
     }
 
     /// One update with learning rate `lr`.
@@ -62,6 +80,9 @@ pub fn adamw_step<T: Real>(
     let step_size = T::c(lr / bc1);
     let sqrt_bc2 = T::c(bc2.sqrt());
     for (i, (name, mut p)) in params.into_iter().enumerate() {
+        if grads[i].1.is_empty() && !p.is_empty() {
+            continue; // a frozen tensor (`BertParams::freeze_word_grads`): no gradient, no decay
+        }
         let decay = if decays(&name) { T::c(1.0 - lr * c.weight_decay) } else { T::one() };
         Zip::from(&mut p).and(&grads[i].1).and(&mut ms[i].1).and(&mut vs[i].1).for_each(|p, &g, m, v| {
             *p *= decay;

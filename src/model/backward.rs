@@ -373,12 +373,10 @@ pub fn backward_full<T: Real>(
     // HF's word embedding is nn.Embedding(padding_idx = pad_token_id): the lookup sends no gradient
     // to the pad row (it matters where padded positions carry loss, as in a span head's softmax over
     // T; a tied decoder's gradient to that row stays).
-    if g.emb.word.is_empty() {
-        // input gradients only (`BertParams::input_grads_only`): no table gradients
-        let loss = mlm_loss.unwrap_or(T::zero()) + nsp_loss.unwrap_or(T::zero()) + task_loss.unwrap_or(T::zero());
-        return Ok(BackwardOut { loss: LossOutput { loss, mlm_loss, nsp_loss, task_loss }, d_sum, d_encoder });
-    }
+    // An empty table gradient is one not wanted: input gradients only
+    // (`BertParams::input_grads_only`), or frozen word embeddings (`BertParams::freeze_word_grads`).
     match cfg.pad_token_id().filter(|pad| batch.input_ids.contains(pad)) {
+        _ if g.emb.word.is_empty() => {}
         Some(pad) => {
             let mut d_word = d_sum.clone();
             for (r, _) in batch.input_ids.iter().enumerate().filter(|(_, &id)| id == pad) {
@@ -388,10 +386,10 @@ pub fn backward_full<T: Real>(
         }
         None => embedding_backward(d_sum.view(), &batch.input_ids, g.emb.word.view_mut()),
     }
-    if let Some(gtt) = g.emb.token_type.as_mut() {
+    if let Some(gtt) = g.emb.token_type.as_mut().filter(|g| !g.is_empty()) {
         embedding_backward(d_sum.view(), &batch.token_type_ids, gtt.view_mut());
     }
-    if let (Some(gpos), PositionEncoding::Learned) = (g.emb.position.as_mut(), cfg.position_encoding) {
+    if let (Some(gpos), PositionEncoding::Learned) = (g.emb.position.as_mut().filter(|g| !g.is_empty()), cfg.position_encoding) {
         // RoBERTa's position table is nn.Embedding(padding_idx = pad): pads' row gets no gradient
         let pos = batch.position_ids(cfg);
         match cfg.pad_token_id().filter(|_| cfg.family == Family::Roberta) {

@@ -192,6 +192,14 @@ impl<T: Real> BertParams<T> {
         self.rebuild(|m| Array2::zeros((0, m.ncols())), |_| Array1::zeros(0), |v| v.mapv(|_| T::zero()))
     }
 
+    /// A gradient holder (or optimiser moment) with the word embeddings frozen: their table empty
+    /// (0 rows), so the backward computes no gradient for it (nor, when the decoder is tied, for
+    /// the decoder) and AdamW leaves it as it is.
+    pub fn freeze_word_grads(mut self) -> Self {
+        self.emb.word = Array2::zeros((0, self.emb.word.ncols()));
+        self
+    }
+
     /// Same structure, elementwise `f`.
     pub fn map<U: Real>(&self, f: impl Fn(T) -> U + Copy) -> BertParams<U> {
         self.rebuild(|m| m.mapv(f), |v| v.mapv(f), |v| v.mapv(f))

@@ -16,7 +16,10 @@ use crate::train::masking::{mask_sequence, MaskedSeq, MaskingConfig};
 use crate::train::schedule::LinearSchedule;
 use serde::Serialize;
 
-#[derive(Clone, Debug)]
+#[cfg(not(target_arch = "wasm32"))]
+pub mod resume;
+
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TrainOptions {
     pub steps: usize,
     pub batch: usize,
@@ -32,6 +35,8 @@ pub struct TrainOptions {
     pub dropout: bool,
     /// Held-out sequences for evaluation (at most).
     pub eval_sequences: usize,
+    /// Leave the word embeddings (and the decoder tied to them) as they are: the CPU path.
+    pub freeze_word_embeddings: bool,
 }
 
 impl Default for TrainOptions {
@@ -48,6 +53,7 @@ impl Default for TrainOptions {
             mask_prob: 0.15,
             dropout: true,
             eval_sequences: 128,
+            freeze_word_embeddings: false,
         }
     }
 }
@@ -77,6 +83,10 @@ pub struct EvalLog {
 pub struct MaskedExample {
     pub example: Example,
     pub masked: MaskedSeq,
+}
+
+fn adam_config(o: &TrainOptions) -> AdamWConfig {
+    AdamWConfig { weight_decay: o.weight_decay, freeze_word_embeddings: o.freeze_word_embeddings, ..Default::default() }
 }
 
 /// Pads a batch to its longest sequence.
@@ -118,6 +128,8 @@ pub struct Trainer {
     rng: Rng,
     /// The batch of the last step, masked (for the page).
     pub last_batch: Vec<MaskedExample>,
+    /// Seconds spent training, as the caller counts them (kept by a saved run).
+    pub seconds: f64,
 }
 
 impl Trainer {
@@ -150,8 +162,7 @@ impl Trainer {
         };
         let warmup = opts.warmup.unwrap_or(opts.steps / 10);
         let schedule = LinearSchedule { base_lr: opts.lr, warmup, total: opts.steps };
-        let opt =
-            Backend::cpu().optimizer(&bert.params, &bert.cfg, AdamWConfig { weight_decay: opts.weight_decay, ..Default::default() })?;
+        let opt = Backend::cpu().optimizer(&bert.params, &bert.cfg, adam_config(&opts))?;
         let rng = Rng::new(opts.seed);
         Ok(Trainer {
             bert,
@@ -165,6 +176,7 @@ impl Trainer {
             mask_cfg,
             rng,
             last_batch: Vec::new(),
+            seconds: 0.0,
             opts,
         })
     }
@@ -258,8 +270,7 @@ impl Trainer {
     /// Trains on `backend` from now on (from the current weights; AdamW's moments start afresh).
     pub async fn use_backend(&mut self, backend: &Backend) -> Result<()> {
         self.sync().await?;
-        let adam = AdamWConfig { weight_decay: self.opts.weight_decay, ..Default::default() };
-        self.opt = backend.optimizer(&self.bert.params, &self.bert.cfg, adam)?;
+        self.opt = backend.optimizer(&self.bert.params, &self.bert.cfg, adam_config(&self.opts))?;
         Ok(())
     }
 

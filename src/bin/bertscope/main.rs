@@ -215,6 +215,18 @@ struct TrainArgs {
     /// Switch dropout off
     #[arg(long)]
     no_dropout: bool,
+    /// Share of tokens masked (BERT: 0.15)
+    #[arg(long, default_value_t = 0.15)]
+    mask_prob: f64,
+    /// Leave the word embeddings, and the decoder tied to them, as they are (CPU path)
+    #[arg(long)]
+    freeze_word_embeddings: bool,
+    /// Save the run (weights, AdamW's moments, the step) into this folder every --save-every
+    /// steps; when it already holds a run, resume it (same options and corpus)
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    #[arg(long, default_value_t = 500)]
+    save_every: usize,
     #[command(flatten)]
     run: RunArgs,
     /// An encoder-decoder's held-out pairs (JSON lines): exact match of greedy decoding at each eval
@@ -362,7 +374,15 @@ fn train(a: TrainArgs) -> Result<()> {
         return train_seq2seq(&a, &text, seq2seq_init);
     }
     let bert = match (&a.init, &a.config) {
-        (Some(dir), None) => load(dir)?,
+        (Some(dir), None) => {
+            let b = load(dir)?;
+            if b.params.mlm.is_some() {
+                b
+            } else {
+                eprintln!("{} has no masked-LM head: added one (decoder tied to the word embeddings)", dir.display());
+                b.with_mlm_head(a.run.seed)?
+            }
+        }
         (None, Some(preset)) => {
             let mut cfg = BertConfig::preset(preset)?;
             cfg.max_position_embeddings = cfg.max_position_embeddings.max(a.run.seq);
@@ -380,14 +400,33 @@ fn train(a: TrainArgs) -> Result<()> {
         warmup: a.warmup,
         seed: a.run.seed,
         dropout: !a.no_dropout,
+        mask_prob: a.mask_prob,
+        freeze_word_embeddings: a.freeze_word_embeddings,
         ..Default::default()
     };
-    let mut t = Trainer::new(bert, &text, opts)?;
-    block_on(t.use_backend(&backend(a.run.device, "training")?))?;
+    use bertscope::train::trainer::resume::has_run;
+    if a.run_dir.is_some() && a.run.device == Device::Gpu {
+        bail!("a run saved with --run-dir trains on the CPU path (--device cpu)");
+    }
+    let mut t = match &a.run_dir {
+        Some(dir) if has_run(dir) => {
+            let t = Trainer::resume(dir, &text, opts)?;
+            eprintln!("resumed the run in {} at step {}", dir.display(), t.step);
+            t
+        }
+        _ => Trainer::new(bert, &text, opts)?,
+    };
+    if a.run.device == Device::Gpu {
+        // the trainer starts on the CPU path; this moves the weights and fresh moments to the GPU
+        block_on(t.use_backend(&backend(a.run.device, "training")?))?;
+    }
     eprintln!("{} training tokens; {} steps of {} x {}", t.train_tokens(), a.steps, a.run.batch, a.run.seq);
     let mut window = (std::time::Instant::now(), 0usize);
-    for _ in 0..a.steps {
-        let log = match block_on(t.step()) {
+    while t.step < a.steps {
+        let started = std::time::Instant::now();
+        let stepped = block_on(t.step());
+        t.seconds += started.elapsed().as_secs_f64();
+        let log = match stepped {
             Ok(l) => l,
             Err(e) => {
                 block_on(t.sync())?;
@@ -402,7 +441,7 @@ fn train(a: TrainArgs) -> Result<()> {
             let secs = window.0.elapsed().as_secs_f64();
             let mut j = serde_json::json!({
                 "step": log.step, "loss": log.loss, "mlm_loss": log.mlm_loss, "mlm_acc": log.mlm_acc, "lr": log.lr,
-                "tokens_per_s": (window.1 as f64 / secs.max(1e-9)).round(),
+                "tokens_per_s": (window.1 as f64 / secs.max(1e-9)).round(), "seconds": t.seconds.round(),
             });
             if let Some(n) = log.nsp_loss {
                 j["nsp_loss"] = n.into();
@@ -414,6 +453,12 @@ fn train(a: TrainArgs) -> Result<()> {
             }
             println!("{j}");
             window = (std::time::Instant::now(), 0);
+        }
+        if let Some(dir) = a.run_dir.as_ref().filter(|_| log.step % a.save_every.max(1) == 0 || last) {
+            block_on(t.save_run(dir, &text))?;
+        }
+        if let Some(dir) = a.run_dir.as_ref().filter(|_| log.step % a.save_every.max(1) == 0 || last) {
+            block_on(t.save_run(dir, &text))?;
         }
     }
     block_on(t.sync())?;
