@@ -62,7 +62,10 @@ done
 cp -r www/. dist.new/
 rm -rf dist.new/models
 mkdir -p dist.new/models
-cp -r www/models/default dist.new/models/default
+# the bundled models (src/ui/models.rs), not bert-tiny-base (the default model's starting point)
+for m in default minilm-l6-mlm; do
+  cp -r "www/models/$m" "dist.new/models/$m"
+done
 # The worker keeps its fixed name (the app spawns "worker.js"; its loader finds worker_bg.wasm beside it).
 cp "$STAGE/worker.js" "$STAGE/worker_bg.wasm" dist.new/
 hash8() { sha256sum "$1" | cut -c1-16; }

@@ -25,6 +25,9 @@ pub enum TuneStart {
     Trained,
     /// The loaded model's shape and vocabulary with fresh random weights.
     Random,
+    /// The bundled bert-tiny (`models/default/`), whichever model the explainer shows: a run of
+    /// seconds where a larger loaded model would take minutes.
+    Tiny,
 }
 
 impl TuneStart {
@@ -33,11 +36,12 @@ impl TuneStart {
             TuneStart::Loaded => "loaded",
             TuneStart::Trained => "trained",
             TuneStart::Random => "random",
+            TuneStart::Tiny => "tiny",
         }
     }
 
     pub fn from_key(k: &str) -> Option<Self> {
-        [TuneStart::Loaded, TuneStart::Trained, TuneStart::Random].into_iter().find(|s| s.key() == k)
+        [TuneStart::Loaded, TuneStart::Trained, TuneStart::Random, TuneStart::Tiny].into_iter().find(|s| s.key() == k)
     }
 }
 

@@ -17,6 +17,7 @@ pub mod finetune;
 pub mod head_detail;
 pub mod heatmap_svg;
 pub mod layer_summary;
+pub mod models;
 pub mod snapshot;
 pub mod training;
 pub mod translate;

@@ -59,9 +59,10 @@ fn App() -> Html {
                 <Header state={(*state).clone()} dispatch={state.dispatcher()} />
                 <TabBar {shown} tab={tab.clone()} tour={tour.clone()} trained={state.trained}
                     presenter={state.presenter} dispatch={state.dispatcher()} />
-                <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} tune={tune.dispatcher()} shown={shown == Tab::Train} />
+                <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} tune={tune.dispatcher()} shown={shown == Tab::Train}
+                    model={AttrValue::from(state.model_label.clone())} />
                 <TuneTab view={(*tune).clone()} dispatch={tune.dispatcher()} train={train.dispatcher()} shown={shown == Tab::Tune}
-                    trained_available={train.has_run} />
+                    trained_available={train.has_run} model={AttrValue::from(state.model_label.clone())} />
                 <TranslateTab view={(*translate).clone()} dispatch={translate.dispatcher()} shown={shown == Tab::Translate} />
                 <ExplainTab state={(*state).clone()} dispatch={state.dispatcher()} hidden={shown != Tab::Explain} />
                 <footer class="foot">

@@ -5,6 +5,7 @@
 
 use super::url::UrlState;
 use crate::explain::embeddings::PositionView;
+use crate::explain::models::{bundled, DEFAULT};
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::why::{WhyRequest, WhyView};
 use crate::explain::{ModelInfo, Request, Snapshot};
@@ -46,6 +47,12 @@ pub struct Pending {
     pub path: Option<String>,
     pub loaded: u64,
     pub total: u64,
+}
+
+/// What the page calls the model in `folder`: a bundled model's name, else the folder's own
+/// (`models/my-bert/` -> `my-bert`).
+pub fn model_label(folder: &str) -> String {
+    bundled(folder).map_or_else(|| short_name(folder).to_string(), |b| b.name.to_string())
 }
 
 /// `models/default/` -> `default`.
@@ -182,8 +189,8 @@ impl AppState {
             ffn_steps: url.open.iter().any(|f| f == "ffn"),
             derived_open: url.open.iter().any(|f| f == "derived"),
             hide_specials: url.hide,
-            model: url.model.clone().unwrap_or_else(|| "models/default/".to_string()),
-            model_label: short_name(url.model.as_deref().unwrap_or("models/default/")).to_string(),
+            model: url.model.clone().unwrap_or_else(|| DEFAULT.folder.to_string()),
+            model_label: model_label(url.model.as_deref().unwrap_or(DEFAULT.folder)),
             load: Load::Fetching { loaded: 0, total: 0 },
             pending: None,
             model_error: None,
@@ -215,7 +222,7 @@ impl AppState {
             masked: self.masked.clone(),
             heads_off: self.heads_off.clone(),
             selected: self.selected,
-            model: (self.model != "models/default/").then(|| self.model.clone()),
+            model: (self.model != DEFAULT.folder).then(|| self.model.clone()),
             device: (self.device_pref != DevicePref::Auto).then_some(self.device_pref),
             present: self.presenter,
             focus: (self.head_focus != self.selected.unwrap_or((0, 0))).then_some(self.head_focus),

@@ -119,7 +119,7 @@ fn replies_errors_and_loading() {
 #[test]
 fn a_model_the_user_loads_replaces_the_old_one_only_when_it_loads() {
     let mut s = AppState::from_url(&UrlState::parse("?text=a+b&mask=1"));
-    assert_eq!(s.model_label, "default");
+    assert_eq!(s.model_label, crate::explain::models::DEFAULT.name);
     let info = ModelInfo { layers: 2, heads: 2, ..Default::default() };
     s.apply(Action::Engine(FromEngine::Loaded { info: info.clone(), bytes: 10, ms: 1.0 }));
     let e = s.edit;
@@ -130,7 +130,8 @@ fn a_model_the_user_loads_replaces_the_old_one_only_when_it_loads() {
     assert!(matches!(s.load, Load::Ready { bytes: 10, .. }), "progress of another model leaves the old one shown");
     s.apply(Action::Engine(FromEngine::LoadFailed("model.safetensors: truncated".into())));
     let m = s.model_error.clone().unwrap();
-    assert!(m.contains("mine (your files)") && m.contains("\"default\" stays") && m.contains("truncated"), "{m}");
+    let stays = format!("\"{}\" stays", crate::explain::models::DEFAULT.name);
+    assert!(m.contains("mine (your files)") && m.contains(&stays) && m.contains("truncated"), "{m}");
     assert!(s.ready() && s.pending.is_none() && s.edit == e && s.masked == [1]);
     s.apply(Action::SetText("a c".into()));
     assert!(s.model_error.is_none(), "typing moves on");
@@ -202,4 +203,24 @@ fn url_round_trip() {
     );
     s.apply(Action::SetPresenter(false));
     assert!(!s.to_url().to_query().contains("present"));
+}
+
+#[test]
+fn a_bundled_model_is_named_by_its_key_in_the_url() {
+    use crate::explain::models::{BUNDLED, DEFAULT};
+    for b in BUNDLED {
+        let s = AppState::from_url(&UrlState::parse(&format!("?model={}", b.key)));
+        assert_eq!((s.model.as_str(), s.model_label.as_str()), (b.folder, b.name));
+        let url = s.to_url().to_query();
+        if b == DEFAULT {
+            assert!(!url.contains("model="), "the default is not written: {url}");
+        } else {
+            assert!(url.contains(&format!("model={}", b.key)), "{url}");
+        }
+        // the folder works as well as the key
+        let s = AppState::from_url(&UrlState::parse(&format!("?model={}", b.folder)));
+        assert_eq!(s.model_label, b.name);
+    }
+    let s = AppState::from_url(&UrlState::parse("?model=models/mine"));
+    assert_eq!((s.model.as_str(), s.model_label.as_str()), ("models/mine/", "mine"));
 }

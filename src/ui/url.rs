@@ -3,6 +3,7 @@
 //! Query strings are read and written here (percent-encoding, UTF-8), so `?text=` works when
 //! opened directly and a shared link shows the same view.
 
+use crate::explain::models::bundled;
 use crate::worker::protocol::DevicePref;
 
 /// What the URL holds.
@@ -108,7 +109,7 @@ impl UrlState {
                 "mask" => st.masked = v.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
                 "off" => st.heads_off = pairs(&v),
                 "head" => st.selected = pairs(&v).first().copied(),
-                "model" => st.model = safe_model_path(&v),
+                "model" => st.model = bundled(&v).map(|b| b.folder.to_string()).or_else(|| safe_model_path(&v)),
                 "device" => st.device = DevicePref::from_key(&v),
                 "present" => st.present = v != "0",
                 "focus" => st.focus = pairs(&v).first().copied(),
@@ -155,7 +156,7 @@ impl UrlState {
             parts.push(format!("open={}", self.open.join(",")));
         }
         if let Some(m) = &self.model {
-            parts.push(format!("model={}", encode(m)));
+            parts.push(format!("model={}", encode(bundled(m).map_or(m.as_str(), |b| b.key))));
         }
         if let Some(d) = self.device {
             parts.push(format!("device={}", d.key()));

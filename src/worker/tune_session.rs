@@ -68,7 +68,7 @@ impl TuneSession {
         eval.truncate(setup.eval_max);
         let opts = FineTuneOptions { steps: setup.steps, batch: setup.batch, seq, lr: setup.lr, seed: setup.seed, ..Default::default() };
         let random = match (setup.compare, setup.start) {
-            (true, TuneStart::Loaded | TuneStart::Trained) => {
+            (true, TuneStart::Loaded | TuneStart::Trained | TuneStart::Tiny) => {
                 Some(FineTuner::new(random_like(&bert, setup.seed)?, train.clone(), opts.clone(), backend)?)
             }
             _ => None,

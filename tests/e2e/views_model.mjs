@@ -32,7 +32,7 @@ export default async (h) => {
     let msg = await errorText(page);
     assert(/model\.safetensors missing/.test(msg), `missing weights: ${msg}`);
     await oldAnswers(page, "a dog ran to the [MASK].");
-    assert((await label(page)).includes('"default"'), `label: ${await label(page)}`);
+    assert((await label(page)).includes('"bert-tiny"'), `label: ${await label(page)}`);
 
     // truncated weights: the loader's message, and the default stays
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bertscope-broken-"));
@@ -42,7 +42,7 @@ export default async (h) => {
     await page.setInputFiles(sel("model-files"), fs.readdirSync(dir).map((f) => path.join(dir, f)));
     await page.waitForSelector(sel("error"), { timeout: TIMEOUT });
     msg = await errorText(page);
-    assert(/could not be loaded; the model "default" stays/.test(msg) && /safetensors|checkpoint|truncat/i.test(msg), `broken weights: ${msg}`);
+    assert(/could not be loaded; the model "bert-tiny" stays/.test(msg) && /safetensors|checkpoint|truncat/i.test(msg), `broken weights: ${msg}`);
     await shot(page, "model-02-broken");
     await oldAnswers(page, "she drank a cup of [MASK].");
 
@@ -60,7 +60,7 @@ export default async (h) => {
     // a URL of a folder on this origin: loaded, kept in the URL; a missing one: 404, the old stays
     await page.fill(sel("model-url"), "models/default");
     await page.click(sel("model-url-load"));
-    await loaded(page, '"default"');
+    await loaded(page, '"bert-tiny"');
     await settled(page);
     assert((await predictions(page)).map((p) => p.token).join(" ") === before, "back on the default model, the same predictions");
     await page.fill(sel("model-url"), "models/missing/");

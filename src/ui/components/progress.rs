@@ -44,7 +44,7 @@ pub fn LoadProgress(p: &Props) -> Html {
         Load::Failed(_) => html! {
             <div class="load failed" data-testid="load-progress" data-state="failed">
                 { format!("The model \"{name}\" could not be loaded (details below). ") }
-                if name != "default" { <a href="./">{ "Open the page with the default model." }</a> }
+                if name != crate::explain::models::DEFAULT.name { <a href="./">{ "Open the page with the default model." }</a> }
             </div>
         },
     }

@@ -26,6 +26,8 @@ pub struct Props {
     pub view: Rc<TrainView>,
     pub on_action: Callback<TrainAction>,
     pub on_control: Callback<Control>,
+    /// What the page calls the model loaded in the explainer.
+    pub model: AttrValue,
 }
 
 fn number(
@@ -50,13 +52,13 @@ pub fn TrainPanel(p: &Props) -> Html {
         let cb = p.on_control.clone();
         Callback::from(move |_: MouseEvent| cb.emit(c))
     };
-    let mode = |m: TrainMode, label: &'static str| {
+    let mode = |m: TrainMode, label: &str| {
         let act = act.clone();
         html! {
             <label class="radio">
                 <input type="radio" name="train-mode" checked={s.mode == m} disabled={locked} data-testid={if m == TrainMode::Scratch { "train-mode-scratch" } else { "train-mode-continue" }}
                     onchange={Callback::from(move |_: Event| act.emit(TrainAction::Edit(Field::Mode(m))))} />
-                { label }
+                { label.to_string() }
             </label>
         }
     };
@@ -118,7 +120,7 @@ pub fn TrainPanel(p: &Props) -> Html {
                 <fieldset disabled={locked}>
                     <legend>{ "Model" }</legend>
                     { mode(TrainMode::Scratch, "From scratch (tiny: 2 layers, hidden 64, 2 heads, a vocabulary trained on the corpus)") }
-                    { mode(TrainMode::Continue, "Continue training the loaded model") }
+                    { mode(TrainMode::Continue, &format!("Continue training the model loaded in the explainer: \"{}\"", p.model)) }
                 </fieldset>
                 <fieldset disabled={locked}>
                     <legend>{ "Corpus" }</legend>

@@ -29,6 +29,8 @@ pub struct Props {
     pub on_control: Callback<TuneControl>,
     /// A model was pre-trained in the train tab (it can be the start).
     pub trained_available: bool,
+    /// What the page calls the model loaded in the explainer.
+    pub model: AttrValue,
 }
 
 fn number(
@@ -69,13 +71,13 @@ pub fn TunePanel(p: &Props) -> Html {
         let act = act.clone();
         Callback::from(move |e: Event| act.emit(TuneAction::Edit(f(e.target_unchecked_into::<HtmlSelectElement>().value()))))
     };
-    let start = |st: TuneStart, label: &'static str, enabled: bool| {
+    let start = |st: TuneStart, label: &str, enabled: bool| {
         let act = act.clone();
         html! {
             <label class="radio">
                 <input type="radio" name="tune-start" checked={s.start == st} disabled={locked || !enabled} data-testid={format!("tune-start-{}", st.key())}
                     onchange={Callback::from(move |_: Event| act.emit(TuneAction::Edit(TuneField::Start(st))))} />
-                { label }
+                { label.to_string() }
             </label>
         }
     };
@@ -152,7 +154,8 @@ pub fn TunePanel(p: &Props) -> Html {
                 </fieldset>
                 <fieldset disabled={locked}>
                     <legend>{ "Start from" }</legend>
-                    { start(TuneStart::Loaded, "The loaded model (pre-trained)", true) }
+                    { start(TuneStart::Tiny, "bert-tiny, bundled (2 layers × 2 heads: a run takes seconds)", true) }
+                    { start(TuneStart::Loaded, &format!("The model loaded in the explainer: \"{}\"", p.model), true) }
                     { start(TuneStart::Trained, "The model pre-trained in the train tab", p.trained_available) }
                     { start(TuneStart::Random, "Random weights (no pre-training)", true) }
                     <label class="radio" title="The same architecture and data from random weights, step for step: the curves side by side.">

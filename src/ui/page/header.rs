@@ -4,8 +4,8 @@
 
 use super::{use_engine, PageDispatch, Shared};
 use crate::ui::browser::absolute;
-use crate::ui::components::{download_text, Badge, ErrorBox, LoadProgress, ModelPicker};
-use crate::ui::state::{short_name, Action, AppState, Load};
+use crate::ui::components::{download_text, Badge, ErrorBox, LoadProgress, ModelChoice, ModelPicker};
+use crate::ui::state::{model_label, Action, AppState, Load};
 use crate::ui::url::safe_model_path;
 use crate::worker::model_files::PickedFile;
 use crate::worker::protocol::ToEngine;
@@ -39,7 +39,7 @@ pub fn Header(p: &Props) -> Html {
             let folder = if u.ends_with('/') { u.clone() } else { format!("{u}/") };
             // a same-origin folder is kept in the URL; another origin's is loaded once, as asked
             let path = safe_model_path(&folder);
-            d.dispatch(Action::LoadModel { label: short_name(&folder).to_string(), path });
+            d.dispatch(Action::LoadModel { label: model_label(&folder), path });
             engine.send(ToEngine::Load { base_url: absolute(&folder) });
         })
     };
@@ -58,6 +58,9 @@ pub fn Header(p: &Props) -> Html {
                 <Badge ms={snap.map(|s| s.forward_ms)} device={snap.map(|s| AttrValue::from(s.device.clone()))}
                     pref={state.device_pref} status={state.device.clone()} on_pref={on_device} {on_export} />
             </header>
+            <ModelChoice folder={AttrValue::from(state.pending.as_ref().and_then(|q| q.path.clone()).unwrap_or_else(|| state.model.clone()))}
+                label={AttrValue::from(state.pending.as_ref().map_or_else(|| state.model_label.clone(), |q| q.label.clone()))}
+                on_choose={on_url.clone()} />
             <div class="model-bar">
                 <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model_label.clone())} />
                 <ModelPicker pending={state.pending.clone()} {on_files} {on_url} on_error={on_model_error} />

@@ -18,6 +18,8 @@ pub struct Props {
     pub tune: TuneDispatch,
     /// The tab is on screen (the charts draw only then: a hidden canvas has no size).
     pub shown: bool,
+    /// What the page calls the model loaded in the explainer ("continue training" starts from it).
+    pub model: AttrValue,
 }
 
 #[component]
@@ -78,7 +80,7 @@ pub fn TrainTab(p: &Props) -> Html {
             <section class="card">
                 <h2>{ "Train a BERT in your browser" }</h2>
                 <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker, on the backend chosen at the top right (CPU in WebAssembly, or WebGPU). Choose a model and a corpus, press Start, and watch it learn." }</p>
-                <TrainPanel view={view.clone()} {on_action} {on_control} />
+                <TrainPanel view={view.clone()} {on_action} {on_control} model={p.model.clone()} />
             </section>
             <section class="card">
                 <h2>{ "Learning curves" }</h2>

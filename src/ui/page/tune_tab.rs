@@ -20,6 +20,8 @@ pub struct Props {
     pub shown: bool,
     /// A model was pre-trained in the train tab.
     pub trained_available: bool,
+    /// What the page calls the model loaded in the explainer (one of the starts).
+    pub model: AttrValue,
 }
 
 #[component]
@@ -65,7 +67,7 @@ pub fn TuneTab(p: &Props) -> Html {
             <section class="card">
                 <h2>{ "Fine-tune BERT for a task" }</h2>
                 <p class="hint">{ "BERT's second half: keep the pre-trained encoder, put a small head on top (a classifier on [CLS], a tag for every token, or a start and an end vector for an answer span) and train everything a little on labelled examples. Pick a task and where to start; tick the comparison to see why pre-training matters." }</p>
-                <TunePanel view={view.clone()} on_action={on_action.clone()} {on_control} trained_available={p.trained_available} />
+                <TunePanel view={view.clone()} on_action={on_action.clone()} {on_control} trained_available={p.trained_available} model={p.model.clone()} />
             </section>
             <section class="card">
                 <h2>{ "Learning curves" }</h2>

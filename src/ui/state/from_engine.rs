@@ -42,7 +42,7 @@ impl AppState {
                 let ms = ms + std::mem::take(&mut self.fetched_ms);
                 self.load = Load::Ready { info, bytes, ms };
                 if let Some(p) = self.pending.take() {
-                    self.model = p.path.unwrap_or_else(|| "models/default/".to_string());
+                    self.model = p.path.unwrap_or_else(|| super::DEFAULT.folder.to_string());
                     self.model_label = p.label;
                 }
                 self.model_error = None;

@@ -98,7 +98,18 @@ impl Worker {
         if let (true, Some(r)) = (setup.start == TuneStart::Trained, self.run.as_mut()) {
             let _ = r.sync().await;
         }
+        if setup.start == TuneStart::Tiny && self.tiny.is_none() {
+            let _ = scope.send(FromEngine::Tune(TuneEvent::Preparing("fetching the bundled bert-tiny…".into()))).await;
+            match super::load::load(&beside_worker(crate::explain::models::TINY.folder), scope).await {
+                Ok((b, _, _)) => self.tiny = Some(b),
+                Err(m) => {
+                    let _ = scope.send(fail(format!("The bundled bert-tiny could not be loaded: {m}"))).await;
+                    return false;
+                }
+            }
+        }
         let start = match setup.start {
+            TuneStart::Tiny => self.tiny.as_ref().expect("fetched above"),
             TuneStart::Trained => match &self.run {
                 Some(r) => &r.trainer.bert,
                 None => {
