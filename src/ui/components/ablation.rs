@@ -13,6 +13,13 @@ pub struct Props {
 
 #[component]
 pub fn Ablation(p: &Props) -> Html {
+    // one column a head, numbered once at the top (12 labels "head h" a row did not fit)
+    let header = html! {
+        <div class="ablation-row ablation-head" aria-hidden="true">
+            <span class="row-label">{ "head" }</span>
+            { for (0..p.heads).map(|h| html! { <span key={h} class="head-num">{ h }</span> }) }
+        </div>
+    };
     let rows = (0..p.layers).map(|l| {
         let boxes = (0..p.heads).map(|h| {
             let on = !p.off.contains(&(l, h));
@@ -21,9 +28,9 @@ pub fn Ablation(p: &Props) -> Html {
                 Callback::from(move |_: Event| cb.emit((l, h)))
             };
             html! {
-                <label key={h} class={classes!("head-toggle", (!on).then_some("off"))}>
-                    <input type="checkbox" checked={on} data-testid="head-toggle" data-layer={l.to_string()} data-head={h.to_string()} {onchange} />
-                    { format!("head {h}") }
+                <label key={h} class={classes!("head-toggle", (!on).then_some("off"))} title={format!("layer {l}, head {h}")}>
+                    <input type="checkbox" checked={on} data-testid="head-toggle" data-layer={l.to_string()} data-head={h.to_string()}
+                        aria-label={format!("layer {l}, head {h}")} {onchange} />
                 </label>
             }
         });
@@ -31,6 +38,7 @@ pub fn Ablation(p: &Props) -> Html {
     });
     html! {
         <div class="ablation" data-testid="ablation">
+            { header }
             { for rows }
             <p class="hint">{ format!("{} of {} heads on. Untick a head to switch it off and watch the predictions change.", p.layers * p.heads - p.off.len(), p.layers * p.heads) }</p>
         </div>

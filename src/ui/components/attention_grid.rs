@@ -26,6 +26,17 @@ pub fn AttentionGrid(p: &Props) -> Html {
         let cb = p.on_select.clone();
         Callback::from(move |_: ()| cb.emit(None))
     };
+    // many heads (MiniLM's 12): small thumbnails numbered once above their column, so a layer
+    // stays one row
+    let dense = s.heads > 4;
+    let header = dense.then(|| {
+        html! {
+            <div class="grid-row grid-head" aria-hidden="true">
+                <span class="row-label">{ "head" }</span>
+                { for (0..s.heads).map(|h| html! { <span key={h} class="head-num">{ h }</span> }) }
+            </div>
+        }
+    });
     let rows = (0..s.layers).map(|l| {
         let cells = (0..s.heads).map(|h| {
             html! {
@@ -41,7 +52,8 @@ pub fn AttentionGrid(p: &Props) -> Html {
     html! {
         <div class="attention">
             <Legend {max} note={p.note.clone()} />
-            <div class="attention-grid" data-testid="attention-grid" data-layers={s.layers.to_string()} data-heads={s.heads.to_string()}>
+            <div class={classes!("attention-grid", dense.then_some("dense"))} data-testid="attention-grid" data-layers={s.layers.to_string()} data-heads={s.heads.to_string()}>
+                { header.unwrap_or_default() }
                 { for rows }
             </div>
             // one child whether or not a head is enlarged (a child that comes and goes would have the
