@@ -17,7 +17,7 @@ fn main() {
     // as the CLI: freed pages stay with mimalloc (purge_delay -1) instead of being faulted in again
     unsafe { libmimalloc_sys::mi_option_set(15, -1) };
     let reps = std::env::var("BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
-    let bert = Bert::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default").as_path()).unwrap();
+    let bert = Bert::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/bert-tiny").as_path()).unwrap();
     let start = Instant::now();
     let now_ms = || start.elapsed().as_secs_f64() * 1e3;
     let r = block_on(attribution_timings(&bert, reps, &now_ms)).unwrap();

@@ -104,7 +104,7 @@ fn main() {
     }
     if let Some(page) = page {
         println!();
-        println!("The page's keystroke on the shipped model (www/models/default), the measure test's sentence:");
+        println!("The page's keystroke on the shipped model (www/models/bert-tiny), the measure test's sentence:");
         println!();
         println!("| step | ms |");
         println!("|---|---:|");
@@ -120,7 +120,7 @@ fn page_keystroke(reps: usize) -> Option<Vec<(String, f64)>> {
     use bertscope::bundle::Bert;
     use bertscope::explain::snapshot::{finish, prepare};
     use bertscope::explain::Request;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/default");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/models/bert-tiny");
     let files = bertscope::bundle::ModelFiles::read_dir(&dir).ok()?;
     let bert = Bert::from_files(&files).ok()?;
     let tok_json = files.tokenizer_json.clone()?;

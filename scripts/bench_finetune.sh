@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fine-tuning throughput side by side in one run: `bertscope finetune` (native CPU) vs HF
 # transformers + torch CPU (scripts/bench_torch_finetune.py), one thread each. The same work on
-# both: the shipped model www/models/default (bert-tiny) with a new 2-label classification head,
+# both: the shipped model www/models/bert-tiny (bert-tiny) with a new 2-label classification head,
 # the sentiment training set, batch 32, sentences cut at 64 tokens and padded per batch to the
 # batch's longest (what the CLI does), AdamW + warmup/decay + clipping, dropout on.
 # Throughput counts real (unpadded) tokens on both sides. bertscope's figure is the median
@@ -22,7 +22,7 @@ if [ -z "${BERTSCOPE:-}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-RAYON_NUM_THREADS=1 OMP_NUM_THREADS=1 "$BERTSCOPE" finetune --model www/models/default --task classify \
+RAYON_NUM_THREADS=1 OMP_NUM_THREADS=1 "$BERTSCOPE" finetune --model www/models/bert-tiny --task classify \
   --data www/datasets/sentiment/train.jsonl --out "$out/model" --steps "$STEPS" --log-every 10 \
   >"$out/log.jsonl" 2>"$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
 theirs=$(OMP_NUM_THREADS=1 "$PYTHON" scripts/bench_torch_finetune.py --threads 1 2>/dev/null | tail -n 1)

@@ -1,5 +1,5 @@
 """Fine-tuning throughput of HF transformers + torch on CPU, for the side-by-side table of
-`bash scripts/bench_finetune.sh`: the shipped model (www/models/default, bert-tiny) loaded as
+`bash scripts/bench_finetune.sh`: the shipped model (www/models/bert-tiny, bert-tiny) loaded as
 BertForSequenceClassification with a new 2-label head, the sentiment training set, batch 32,
 AdamW (lr 1e-4, weight decay 0.01) with warmup + linear decay, clipping at 1.0, dropout 0.1 (train
 mode), fixed thread count (default 1).
@@ -21,7 +21,7 @@ import torch
 from transformers import AutoTokenizer, BertForSequenceClassification, get_linear_schedule_with_warmup
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--model", default="www/models/default")
+ap.add_argument("--model", default="www/models/bert-tiny")
 ap.add_argument("--data", default="www/datasets/sentiment/train.jsonl")
 ap.add_argument("--threads", type=int, default=1)
 ap.add_argument("--steps", type=int, default=100)

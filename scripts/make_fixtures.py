@@ -150,7 +150,7 @@ Caveat
 
 Status
 : kept here unchanged: the reference checkpoint of the PyTorch parity tests and
-  the starting point of the shipped default model (`www/models/default/`,
+  the starting point of the shipped default model (`www/models/bert-tiny/`,
   made by `scripts/make_default_model.sh`).
 """
 

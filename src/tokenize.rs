@@ -438,7 +438,7 @@ mod tests {
     #[test]
     fn wordpiece_reader_matches_tokenizers_own() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        for dir in ["www/models/default", "www/models/bert-tiny-base"] {
+        for dir in ["www/models/bert-tiny", "www/models/bert-tiny-base"] {
             let bytes = std::fs::read(root.join(dir).join("tokenizer.json")).unwrap();
             let fast = wordpiece_json(&bytes).unwrap().expect("a WordPiece model");
             let own = Tokenizer::from_bytes(&bytes).unwrap();

@@ -17,8 +17,8 @@ fn model_card_scores_are_reproduced() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let items = parse_cloze(&std::fs::read_to_string(root.join("benches/cloze.jsonl")).unwrap()).unwrap();
     assert!(items.len() >= 100);
-    let card = std::fs::read_to_string(root.join("www/models/default/MODEL_CARD.md")).unwrap();
-    for (dir, label) in [("www/models/default", "after"), ("www/models/bert-tiny-base", "before")] {
+    let card = std::fs::read_to_string(root.join("www/models/bert-tiny/MODEL_CARD.md")).unwrap();
+    for (dir, label) in [("www/models/bert-tiny", "after"), ("www/models/bert-tiny-base", "before")] {
         let s = block_on(cloze(&mut Backend::cpu(), &Bert::from_dir(&root.join(dir)).unwrap(), &items)).unwrap();
         let want = card_score(&card, label);
         assert_eq!(s.n as u64, want["n"].as_u64().unwrap());

@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 }
 
 fn shipped() -> Bert {
-    Bert::from_dir(&root().join("www/models/default")).unwrap()
+    Bert::from_dir(&root().join("www/models/bert-tiny")).unwrap()
 }
 
 fn tune(bert: Bert, kind: TaskKind, train: &str, steps: usize, batch: usize, lr: f64) -> FineTuner {

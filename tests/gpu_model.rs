@@ -446,7 +446,7 @@ fn attributions_on_the_gpu_follow_the_cpu() {
     use bertscope::infer::attribute::{attribute, Method};
     let mut gpu = block_on(Backend::open_gpu()).expect("a GPU adapter is required");
     let cases = [
-        ("www/models/default", "the man went to the [MASK] to buy milk.", None, "mask:6:store"),
+        ("www/models/bert-tiny", "the man went to the [MASK] to buy milk.", None, "mask:6:store"),
         ("tests/fixtures/models/task_seqcls", "the cat sat", Some("the dog ran"), "class:positive"),
         ("tests/fixtures/models/task_qa", "who sat", Some("the cat sat on the mat"), "start:4"),
     ];

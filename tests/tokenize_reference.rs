@@ -55,8 +55,8 @@ fn tokenizer_json_matches_hf_fast_tokenizer() {
 
 #[test]
 fn the_shipped_models_rewritten_tokenizer_json_still_matches() {
-    // www/models/default/tokenizer.json was written back by `bertscope train` (BertTokenizer::to_json)
-    check_tokenizer_json("www/models/default/tokenizer.json");
+    // www/models/bert-tiny/tokenizer.json was written back by `bertscope train` (BertTokenizer::to_json)
+    check_tokenizer_json("www/models/bert-tiny/tokenizer.json");
 }
 
 fn check_tokenizer_json(path: &str) {

@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn shipped() -> Bert {
-    Bert::from_dir(&root().join("www/models/default")).unwrap()
+    Bert::from_dir(&root().join("www/models/bert-tiny")).unwrap()
 }
 
 fn sentiment(n_train: usize, n_test: usize) -> (String, String) {

@@ -35,7 +35,7 @@ pub const MINILM: Bundled = Bundled {
 
 pub const TINY: Bundled = Bundled {
     key: "tiny",
-    folder: "models/default/",
+    folder: "models/bert-tiny/",
     name: "bert-tiny",
     shape: "2 layers × 2 heads, 4.4 M parameters",
     about: "Google's bert-tiny (4.4 M parameters), further pre-trained by bertscope on Brown, WordNet and ten books: \
@@ -47,7 +47,7 @@ pub const BUNDLED: [Bundled; 2] = [MINILM, TINY];
 
 /// The model the page opens with when the URL names none (chosen by measurement:
 /// docs/performance.md, "The larger model"). `www/index.html` starts downloading the same folder.
-pub const DEFAULT: Bundled = TINY;
+pub const DEFAULT: Bundled = MINILM;
 
 /// The bundled model in `folder` (a folder path, or a key as `?model=` takes it).
 pub fn bundled(folder_or_key: &str) -> Option<Bundled> {

@@ -55,7 +55,7 @@ pub fn model_label(folder: &str) -> String {
     bundled(folder).map_or_else(|| short_name(folder).to_string(), |b| b.name.to_string())
 }
 
-/// `models/default/` -> `default`.
+/// `models/bert-tiny/` -> `default`.
 pub fn short_name(model: &str) -> &str {
     let m = model.trim_end_matches('/');
     m.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(m)

@@ -92,7 +92,7 @@ fn every_message_survives_the_workers_codec() {
     );
 
     let to = vec![
-        ToEngine::Load { base_url: "http://127.0.0.1/models/default/".into() },
+        ToEngine::Load { base_url: "http://127.0.0.1/models/bert-tiny/".into() },
         ToEngine::LoadFiles(vec![
             PickedFile { name: "m/config.json".into(), bytes: b"{}".to_vec() },
             PickedFile { name: "m/model.safetensors".into(), bytes: vec![0, 255, 7] },

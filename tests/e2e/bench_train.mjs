@@ -22,7 +22,7 @@ const CONFIGS = [
   { name: "scratch-tiny (2 x 64, vocab 1000), batch 16 x 64", mode: "scratch", batch: 16, seq: 64, lr: "0.002", warm: 100, measure: 100,
     cli: ["--config", "scratch-tiny", "--vocab-size", "1000", "--lr", "2e-3", "--steps", "150", "--log-every", "50"] },
   { name: "default model (bert-tiny, 2 x 128, vocab 30522), batch 8 x 64", mode: "continue", batch: 8, seq: 64, lr: "0.0001", warm: 10, measure: 20,
-    cli: ["--init", "www/models/default", "--lr", "1e-4", "--steps", "30", "--log-every", "10"] },
+    cli: ["--init", "www/models/bert-tiny", "--lr", "1e-4", "--steps", "30", "--log-every", "10"] },
 ];
 
 async function page_rate(browser, url, c) {

@@ -44,7 +44,7 @@ export async function serve(root) {
     gate = null;
   };
   const requests = [];
-  const defaultModel = path.join(root, "models", "default");
+  const defaultModel = path.join(root, "models", "bert-tiny");
   // the broken model: real config and tokenizer, weights cut after 1000 bytes
   const broken = {
     "config.json": () => fs.readFileSync(path.join(defaultModel, "config.json")),

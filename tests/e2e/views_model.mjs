@@ -58,7 +58,7 @@ export default async (h) => {
     assert(!url.includes("model="), `picked files are not in the URL: ${url}`);
 
     // a URL of a folder on this origin: loaded, kept in the URL; a missing one: 404, the old stays
-    await page.fill(sel("model-url"), "models/default");
+    await page.fill(sel("model-url"), "models/bert-tiny");
     await page.click(sel("model-url-load"));
     await loaded(page, '"bert-tiny"');
     await settled(page);

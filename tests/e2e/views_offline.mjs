@@ -21,7 +21,7 @@ export default async (h) => {
         const c = await caches.open(keys.find((k) => k.startsWith("bertscope-")));
         return (await c.keys()).map((r) => new URL(r.url).pathname);
       });
-      assert(cached.some((p) => p.endsWith("/models/default/model.safetensors")) && cached.some((p) => p.endsWith(".wasm")), `cached: ${cached.join(", ")}`);
+      assert(cached.some((p) => p.endsWith("/models/bert-tiny/model.safetensors")) && cached.some((p) => p.endsWith(".wasm")), `cached: ${cached.join(", ")}`);
       await own.close();
       const gone = await page.evaluate((u) => fetch(u + "no-such-file").then(() => "answered", () => "network error"), own.url);
       assert(gone === "network error", `the server still answers: ${gone}`);

@@ -43,7 +43,7 @@ export default async (h) => {
     assert(a.rho !== "" && Math.abs(Number(a.rho)) <= 1, `Spearman printed: ${a.rho}`);
     const bin = cli();
     const run = (target, method) =>
-      JSON.parse(execFileSync(bin, ["attribute", "--model", "www/models/default", "--text", TEXT, "--target", target, "--method", method], { cwd: REPO, encoding: "utf8" }));
+      JSON.parse(execFileSync(bin, ["attribute", "--model", "www/models/bert-tiny", "--text", TEXT, "--target", target, "--method", method], { cwd: REPO, encoding: "utf8" }));
     same("grad", a.scores, run(a.target, "grad").scores);
     h.metrics.why_ms = { grad_first: Number(await p.getAttribute(".why", "data-ms")) };
     await shot(p, "34-why-grad", `section:has(${sel("fold-why")})`);
