@@ -2,6 +2,7 @@
 //! choice), and one line saying what the model is, with a link to its card.
 
 use crate::explain::models::{bundled, BUNDLED};
+use crate::ui::state::Pending;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -13,6 +14,8 @@ pub struct Props {
     pub label: AttrValue,
     /// A bundled model chosen: its folder.
     pub on_choose: Callback<String>,
+    /// A model on its way (bundled or your own), while the current one keeps answering.
+    pub pending: Option<Pending>,
 }
 
 #[component]
@@ -33,6 +36,17 @@ pub fn ModelChoice(p: &Props) -> Html {
         },
         None => html! { { format!("Your own model, \"{}\": nothing about it is known but what it holds (below).", p.label) } },
     };
+    let busy = p.pending.as_ref().map(|q| {
+        let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+        let of = if q.total > 0 { format!("{} / {}", mb(q.loaded), mb(q.total)) } else { mb(q.loaded) };
+        html! {
+            <p class="picker-status" data-testid="model-pending" role="status">
+                { format!("Loading \"{}\" ", q.label) }
+                <progress max={q.total.max(1).to_string()} value={q.loaded.to_string()} />
+                { format!(" {of}. The current model keeps answering until it has loaded.") }
+            </p>
+        }
+    });
     html! {
         <div class="model-choice">
             <label class="model-select">{ "Model " }
@@ -46,6 +60,7 @@ pub fn ModelChoice(p: &Props) -> Html {
                 </select>
             </label>
             <p class="model-about" data-testid="model-about">{ about }</p>
+            { busy.unwrap_or_default() }
         </div>
     }
 }

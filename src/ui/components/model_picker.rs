@@ -2,7 +2,6 @@
 //! reads the picked files (only the ones a model needs) and hands their bytes to the worker; the
 //! model loaded before keeps answering until the new one has loaded, and stays if it fails.
 
-use crate::ui::state::Pending;
 use crate::worker::model_files::{base_name, label, wanted, PickedFile, WANTED};
 use js_sys::Uint8Array;
 use wasm_bindgen::JsValue;
@@ -12,7 +11,6 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub pending: Option<Pending>,
     /// The files, read, and what to call them.
     pub on_files: Callback<(Vec<PickedFile>, String)>,
     /// A model folder's URL, as typed.
@@ -81,15 +79,6 @@ pub fn ModelPicker(p: &Props) -> Html {
             }
         })
     };
-    let busy = p.pending.as_ref().map(|q| {
-        let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
-        let of = if q.total > 0 { format!("{} / {}", mb(q.loaded), mb(q.total)) } else { mb(q.loaded) };
-        html! {
-            <p class="picker-status" data-testid="model-pending" role="status">
-                { format!("Loading \"{}\"… {of}. The current model keeps answering until it has loaded.", q.label) }
-            </p>
-        }
-    });
     html! {
         <details class="model-picker" data-testid="model-picker">
             <summary>{ "Load your own model" }</summary>
@@ -108,7 +97,6 @@ pub fn ModelPicker(p: &Props) -> Html {
                 </label>
                 <button type="submit" data-testid="model-url-load">{ "Load" }</button>
             </form>
-            { busy.unwrap_or_default() }
         </details>
     }
 }

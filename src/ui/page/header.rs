@@ -60,10 +60,10 @@ pub fn Header(p: &Props) -> Html {
             </header>
             <ModelChoice folder={AttrValue::from(state.pending.as_ref().and_then(|q| q.path.clone()).unwrap_or_else(|| state.model.clone()))}
                 label={AttrValue::from(state.pending.as_ref().map_or_else(|| state.model_label.clone(), |q| q.label.clone()))}
-                on_choose={on_url.clone()} />
+                on_choose={on_url.clone()} pending={state.pending.clone()} />
             <div class="model-bar">
                 <LoadProgress load={state.load.clone()} model={AttrValue::from(state.model_label.clone())} />
-                <ModelPicker pending={state.pending.clone()} {on_files} {on_url} on_error={on_model_error} />
+                <ModelPicker {on_files} {on_url} on_error={on_model_error} />
             </div>
             <ErrorBox message={error_message(state)} />
         </>
