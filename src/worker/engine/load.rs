@@ -40,7 +40,8 @@ pub(super) async fn load(base: &str, scope: &mut Scope) -> Result<(Bert, u64, f6
     let mut total: u64 = parts.iter().map(|r| content_length(r).unwrap_or(0)).sum();
     // progress at most every LOAD_PROGRESS_MS: each message re-renders the page, which would take
     // the main thread's time from the load it reports on
-    let (mut loaded, mut reported_at) = (0u64, now_ms());
+    // (the first chunk is reported at once: a download that then stalls still shows it began)
+    let (mut loaded, mut reported_at) = (0u64, now_ms() - LOAD_PROGRESS_MS);
     let mut bodies = Vec::new();
     for r in parts {
         let mut body = Body::new(r);
