@@ -72,6 +72,9 @@ pub struct TuneSetup {
     pub eval_every: usize,
     /// Held-out lines scored at most (the first ones of the test file).
     pub eval_max: usize,
+    /// The bundled bert-tiny's folder as an absolute URL (`TuneStart::Tiny`), resolved by the page:
+    /// the worker's own location may be a blob.
+    pub tiny_base: String,
 }
 
 /// A held-out score every twelfth of a run of `steps` (5 to 500 steps apart).
@@ -103,6 +106,7 @@ impl TuneSetup {
             seed: 0,
             eval_every: eval_every(steps),
             eval_max: 300,
+            tiny_base: String::new(),
         }
     }
 

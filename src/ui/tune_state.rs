@@ -83,7 +83,7 @@ impl TuneForm {
             let url = |f: &str| resolve(&format!("datasets/{}/{f}", self.dataset));
             TuneData::Urls { train: url("train.jsonl"), test: url("test.jsonl") }
         };
-        TuneSetup { data, ..self.setup.clone() }
+        TuneSetup { data, tiny_base: resolve(crate::explain::models::TINY.folder), ..self.setup.clone() }
     }
 
     /// The probe's context (None when empty).

@@ -33,15 +33,6 @@ pub fn span_end(name: &str) {
     }
 }
 
-/// `rel` resolved against the worker's own URL (which sits beside the page): a bundled model's
-/// folder as an absolute URL.
-pub fn beside_worker(rel: &str) -> String {
-    // self.location.href, read by name (web-sys's WorkerLocation is one more feature to build)
-    let location = js_sys::Reflect::get(&global(), &JsValue::from_str("location")).unwrap_or(JsValue::UNDEFINED);
-    let href = js_sys::Reflect::get(&location, &JsValue::from_str("href")).ok().and_then(|h| h.as_string()).unwrap_or_default();
-    web_sys::Url::new_with_base(rel, &href).map(|u| u.href()).unwrap_or_else(|_| rel.to_string())
-}
-
 /// A JS error as one line of text.
 pub fn js_text(e: &JsValue) -> String {
     e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message()))).unwrap_or_else(|| format!("{e:?}"))

@@ -121,6 +121,7 @@ fn every_message_survives_the_workers_codec() {
             data: TuneData::Urls { train: "datasets/x/train.jsonl".into(), test: "datasets/x/test.jsonl".into() },
             start: TuneStart::Random,
             compare: true,
+            tiny_base: "http://h/models/bert-tiny/".into(),
             ..tune_setup.clone()
         })),
         ToEngine::Tune(TuneCmd::Pause),

@@ -6,7 +6,7 @@
 //! decodes the same way (`translate.rs`).
 
 use super::device::{loaded_key, run_key, tune_key, Gpu};
-use super::fetch::{beside_worker, content_length, js_text, now_ms, response, span_end, span_start, start, Body};
+use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
 use super::session::TrainSession;
 use super::tune_session::TuneSession;
 use crate::backend::Backend;

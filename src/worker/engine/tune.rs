@@ -100,7 +100,7 @@ impl Worker {
         }
         if setup.start == TuneStart::Tiny && self.tiny.is_none() {
             let _ = scope.send(FromEngine::Tune(TuneEvent::Preparing("fetching the bundled bert-tiny…".into()))).await;
-            match super::load::load(&beside_worker(crate::explain::models::TINY.folder), scope).await {
+            match super::load::load(&setup.tiny_base, scope).await {
                 Ok((b, _, _)) => self.tiny = Some(b),
                 Err(m) => {
                     let _ = scope.send(fail(format!("The bundled bert-tiny could not be loaded: {m}"))).await;
