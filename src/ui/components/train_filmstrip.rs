@@ -128,6 +128,8 @@ pub fn Filmstrip(p: &Props) -> Html {
     let n = v.filmstrip.len();
     // Play: B steps through the frames, about 4 a second, then follows the latest again
     let playing = use_state(|| false);
+    // a model of many heads (MiniLM's 72) shows one layer at a time (None: the last)
+    let layer_pick = use_state(|| None::<usize>);
     let cursor = use_mut_ref(|| (0usize, 0usize)); // (B, frames) as last rendered
     *cursor.borrow_mut() = (v.scrubbed().map_or(0, |(_, b)| b), n);
     {
@@ -191,11 +193,27 @@ pub fn Filmstrip(p: &Props) -> Html {
         }
     };
     let labels_b = Rc::new(fb.tokens.clone());
-    // one row per layer, one column per head
-    let grid = format!("grid-template-columns: repeat({}, max-content)", fb.heads.max(1));
+    // one row per layer, one column per head; past 8 heads in all, one layer's heads, 4 a row
+    let one_layer = fb.layers * fb.heads > 8;
+    let shown_layer = layer_pick.unwrap_or(fb.layers.saturating_sub(1)).min(fb.layers.saturating_sub(1));
+    let layers: Vec<usize> = if one_layer { vec![shown_layer] } else { (0..fb.layers).collect() };
+    let grid = format!("grid-template-columns: repeat({}, max-content)", if one_layer { fb.heads.min(4) } else { fb.heads }.max(1));
+    let pick = one_layer.then(|| {
+        let lp = layer_pick.clone();
+        let onchange = Callback::from(move |e: Event| {
+            lp.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().parse().ok());
+        });
+        html! {
+            <label class="scrub">{ format!("{} heads a layer: show layer ", fb.heads) }
+                <select {onchange} data-testid="filmstrip-layer" aria-label="the layer whose heads are shown">
+                    { for (0..fb.layers).map(|l| html! { <option value={l.to_string()} selected={l == shown_layer}>{ l }</option> }) }
+                </select>
+            </label>
+        }
+    });
     let mut heads = vec![];
     let mut diffs = vec![];
-    for l in 0..fb.layers {
+    for l in layers {
         for h in 0..fb.heads {
             heads.push(html! {
                 <Matrix key={format!("{l}-{h}")} values={Rc::new(fb.head(l, h).to_vec())} labels={labels_b.clone()} diff={None}
@@ -217,8 +235,9 @@ pub fn Filmstrip(p: &Props) -> Html {
                 { slider("B (after)", ib, p.on_scrub_b.clone(), "filmstrip-b") }
                 <button class="play" onclick={play} data-testid="filmstrip-play">{ if *playing { "Stop" } else { "▶ Play" } }</button>
                 <span class="muted">{ format!("{n} frames kept") }</span>
+                { pick.unwrap_or_default() }
             </div>
-            <h3>{ format!("Every head's attention at step {} (row = query token, column = key token; each head's colours run from 0 to its largest weight)", fb.step) }</h3>
+            <h3>{ format!("{} attention at step {} (row = query token, column = key token; each head's colours run from 0 to its largest weight)", if one_layer { format!("Layer {shown_layer}'s heads'") } else { "Every head's".to_string() }, fb.step) }</h3>
             <div class="fmats" style={grid.clone()}>{ for heads }</div>
             <h3>{ format!("What changed from step {} to step {} (orange: more attention, purple: less)", fa.step, fb.step) }</h3>
             <div class="fmats" style={grid}>{ for diffs }</div>
