@@ -13,7 +13,7 @@ export default async (h) => {
 
   await test("bundled models: the page opens on MiniLM-L6; the picker switches, keeping the text and the open views", async () => {
     const text = "the capital of france is [MASK].";
-    const page = await newPage(`?text=${encodeURIComponent(text)}&open=steps`, { shipped: true });
+    const page = await newPage(`?text=${encodeURIComponent(text)}&open=steps&device=cpu`, { shipped: true });
     await loaded(page, '"MiniLM-L6"');
     await settled(page);
     assert((await selected(page)) === "minilm", `the default is MiniLM-L6: ${await selected(page)}`);
@@ -22,6 +22,7 @@ export default async (h) => {
     assert(/6 layers × 12 heads, hidden 384/.test(await modelLine(page)), `model line: ${await modelLine(page)}`);
     assert(JSON.stringify(await grid(page)) === "[6,12,72]", `72 heatmaps: ${await grid(page)}`);
     assert(!/model=/.test(await h.urlOf(page)), "the default is not written into the URL");
+    assert((await page.textContent(sel("backend"))).includes("CPU"), "the CPU path answered");
     const mini = await tokens(page);
     await shot(page, "bundled-01-minilm-grid", sel("attention-grid"));
 
@@ -62,5 +63,14 @@ export default async (h) => {
     assert((await selected(p2)) === "tiny" && (await tokens(p2)) === tiny, "?model=tiny opens bert-tiny");
     await shot(p2, "bundled-03-tiny-page");
     await p2.context().close();
+
+    // on WebGPU (SwiftShader here) the larger model gives the CPU path's first guess
+    const p3 = await newPage(`?device=webgpu&text=${encodeURIComponent(text)}`, { shipped: true });
+    await loaded(p3, '"MiniLM-L6"');
+    await p3.waitForFunction(() => /WebGPU/.test(document.querySelector('[data-testid="backend"]')?.textContent || ""), null, { timeout: 4 * TIMEOUT });
+    await settled(p3);
+    const gpuTop = (await predictions(p3))[0].token;
+    assert(gpuTop === mini.split(" ")[0], `WebGPU's top-1 ${gpuTop} vs the CPU path's ${mini.split(" ")[0]}`);
+    await p3.context().close();
   });
 };
