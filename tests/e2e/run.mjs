@@ -437,7 +437,7 @@ async function main() {
       await p.locator(sel("train-mode-scratch")).check();
       await setField(p, "train-batch", 8);
       await setField(p, "train-seq", 32);
-      await setField(p, "train-steps", 600);
+      await setField(p, "train-steps", 1500);
       await setField(p, "train-every", 10);
       assert((await stepOf(p)) === 0, "step 0 before training");
       await shot(p, "14-train-step0");
@@ -448,9 +448,13 @@ async function main() {
       const s2 = await stepOf(p);
       assert(s2 > s1, `the step counter does not move: ${s1} -> ${s2}`);
       await waitStep(p, 100);
+      // paused for the screenshots (a fast run could otherwise end while they are taken)
+      await p.click(sel("train-pause"));
+      await waitPhase(p, "paused");
       await shot(p, "15-train-step100");
       await shot(p, "15b-train-charts", `section:has(${sel("loss-chart")})`);
       await shot(p, "15c-train-masking", `section:has(${sel("masking-view")})`);
+      await p.click(sel("train-start"));
 
       // the explainer answers while the worker trains
       const s5 = await stepOf(p);
@@ -482,7 +486,7 @@ async function main() {
       const trainingLong = await p.evaluate(() => window.__long);
 
       await waitPhase(p, "finished", 300_000);
-      assert((await stepOf(p)) === 600, `ends at step 600, got ${await stepOf(p)}`);
+      assert((await stepOf(p)) === 1500, `ends at step 1500, got ${await stepOf(p)}`);
       await shot(p, "16-train-end");
       await shot(p, "16b-train-filmstrip", `section:has(${sel("filmstrip")})`);
 
@@ -497,13 +501,13 @@ async function main() {
       // scrub A to the middle: the page says which step it shows
       await p.locator(sel("filmstrip-a")).fill(String(Math.floor(frames / 2)));
       const stepA = Number(await p.getAttribute(sel("filmstrip"), "data-step-a"));
-      assert(stepA > 0 && stepA < 600, `scrubbed A to step ${stepA}`);
+      assert(stepA > 0 && stepA < 1500, `scrubbed A to step ${stepA}`);
 
       // Play runs B through the frames from the start
       await p.click(sel("filmstrip-play"));
       await sleep(900);
       const stepB = Number(await p.getAttribute(sel("filmstrip"), "data-step-b"));
-      assert(stepB > 0 && stepB < 600, `playing: B at step ${stepB}`);
+      assert(stepB > 0 && stepB < 1500, `playing: B at step ${stepB}`);
       await p.click(sel("filmstrip-play"));
       await sleep(300);
       const stopped = await p.getAttribute(sel("filmstrip"), "data-step-b");
