@@ -193,18 +193,18 @@ pub fn Filmstrip(p: &Props) -> Html {
         }
     };
     let labels_b = Rc::new(fb.tokens.clone());
-    // one row per layer, one column per head; past 8 heads in all, one layer's heads, 4 a row
+    // one row per layer, one column per head; past 8 heads in all, one layer's heads, 3 a row
     let one_layer = fb.layers * fb.heads > 8;
     let shown_layer = layer_pick.unwrap_or(fb.layers.saturating_sub(1)).min(fb.layers.saturating_sub(1));
     let layers: Vec<usize> = if one_layer { vec![shown_layer] } else { (0..fb.layers).collect() };
-    let grid = format!("grid-template-columns: repeat({}, max-content)", if one_layer { fb.heads.min(4) } else { fb.heads }.max(1));
+    let grid = format!("grid-template-columns: repeat({}, max-content)", if one_layer { fb.heads.min(3) } else { fb.heads }.max(1));
     let pick = one_layer.then(|| {
         let lp = layer_pick.clone();
         let onchange = Callback::from(move |e: Event| {
             lp.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().parse().ok());
         });
         html! {
-            <label class="scrub">{ format!("{} heads a layer: show layer ", fb.heads) }
+            <label class="scrub layer-pick">{ format!("{} heads a layer: show layer ", fb.heads) }
                 <select {onchange} data-testid="filmstrip-layer" aria-label="the layer whose heads are shown">
                     { for (0..fb.layers).map(|l| html! { <option value={l.to_string()} selected={l == shown_layer}>{ l }</option> }) }
                 </select>
