@@ -1,5 +1,5 @@
 //! `cargo bench --bench attribute`: what an attribution costs next to what the page already
-//! computes, on the shipped model (native CPU, one thread), by `infer::attribute_bench` (the page
+//! computes, on the shipped model (native CPU, one thread), by `explain::attribute_bench` (the page
 //! times the same rows in its worker: `node tests/e2e/bench_why.mjs`). Prints a table with the
 //! targets: grad and grad x input within one frame (16 ms) on top of a keystroke, IG within 4x one
 //! forward + backward.
@@ -9,7 +9,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use bertscope::backend::block_on;
 use bertscope::bundle::Bert;
-use bertscope::infer::attribute_bench::attribution_timings;
+use bertscope::explain::attribute_bench::attribution_timings;
 use std::path::Path;
 use std::time::Instant;
 

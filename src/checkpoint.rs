@@ -24,7 +24,7 @@ impl NameMap {
 /// The canonical (`BertForPreTraining`, `LayerNorm.weight`) name of a BERT file's tensor, or None
 /// for tensors we do not use (e.g. the `position_ids` buffer). Other families: `Family::canonical_name`.
 pub fn canonical_name(name: &str) -> Option<String> {
-    crate::family::Family::Bert.canonical_name(name)
+    crate::config::family::Family::Bert.canonical_name(name)
 }
 
 /// Which heads the file holds. A `classifier` is a sequence classifier or a token tagger as

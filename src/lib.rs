@@ -8,12 +8,10 @@ pub mod config;
 pub mod cpu;
 pub mod error;
 pub mod explain;
-pub mod family;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod infer;
 pub mod model;
-pub mod real;
 pub mod rng;
 pub mod seq2seq;
 pub mod tensorfile;

@@ -2,7 +2,7 @@
 //! the tanh approximation (`gelu_new`), ReLU; and tanh for the pooler.
 
 use crate::config::{Activation, PoolerActivation};
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::{Array2, ArrayView2, Zip};
 
 #[inline(always)]

@@ -4,9 +4,9 @@
 //! self-attention (`causal`) every key after the query. Cross-attention (a decoder's queries on the
 //! encoder's keys and values) is the same op with `tk`, the encoder's length, apart from `t`.
 
+use crate::cpu::real::matmul;
+use crate::cpu::real::Real;
 use crate::cpu::softmax::{softmax_row, softmax_row_backward};
-use crate::real::matmul;
-use crate::real::Real;
 use ndarray::{s, Array2, Array4, ArrayView1, ArrayView2};
 
 /// What the backward needs, and what the explainer shows.

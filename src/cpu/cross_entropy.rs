@@ -1,8 +1,8 @@
 //! Mean cross-entropy over labelled rows (`torch.nn.CrossEntropyLoss`, ignore_index = -100) and
 //! its gradient with respect to the logits.
 
+use crate::cpu::real::Real;
 use crate::cpu::softmax::{exp_shifted, exp_shifted_inplace, row_max};
-use crate::real::Real;
 use ndarray::{Array2, ArrayView2};
 
 pub const IGNORE: i64 = -100;

@@ -1,6 +1,6 @@
 //! Inverted dropout masks, seeded: a mask holds 0 (dropped) or 1/(1-p) (kept).
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array, Dimension, ShapeBuilder};
 

@@ -1,6 +1,6 @@
 //! Embedding lookup (`torch.nn.Embedding`) and its scatter-add backward.
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip};
 
 /// table (R, H), ids (N) -> rows (N, H). Ids are checked by the caller.

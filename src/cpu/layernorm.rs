@@ -1,6 +1,6 @@
 //! LayerNorm over the last axis as `torch.nn.LayerNorm` (biased variance, eps inside the sqrt).
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut1, Axis, Zip};
 
 /// x (N, H), gamma/beta (H) -> (out (N, H), mean (N), rstd (N))

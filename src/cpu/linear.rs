@@ -1,7 +1,7 @@
 //! Dense layer as `torch.nn.Linear`: y = x W^T + b, with W stored (OUT, IN) as in HF checkpoints.
 
-use crate::real::matmul;
-use crate::real::Real;
+use crate::cpu::real::matmul;
+use crate::cpu::real::Real;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2, Axis};
 
 /// Up to this many rows, `linear_forward` does matrix-vector products instead of a GEMM.

@@ -13,6 +13,7 @@ pub mod layernorm;
 pub mod linear;
 pub mod mse;
 pub mod position;
+pub mod real;
 pub mod softmax;
 #[cfg(test)]
 pub mod testutil;

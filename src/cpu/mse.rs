@@ -1,7 +1,7 @@
 //! Mean squared error of a one-output head (HF's regression: `MSELoss(logits.squeeze(), labels)`):
 //! pred (R, 1), targets (R) -> (mean (pred - y)^2, d pred (R, 1)).
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::{Array2, ArrayView2};
 
 pub fn mse_forward_backward<T: Real>(pred: ArrayView2<T>, targets: &[f64]) -> (T, Array2<T>) {

@@ -1,7 +1,7 @@
 //! Sinusoidal position encoding of Attention Is All You Need: PE[p, 2k] = sin(p w_k),
 //! PE[p, 2k+1] = cos(p w_k), with w_k = 1 / 10000^(2k / H).
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::Array2;
 
 /// (P, H)

@@ -1,6 +1,6 @@
 //! Row softmax over the last axis (max-subtracted) and its backward.
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 
 const LANES: usize = 8;
 

@@ -17,7 +17,7 @@
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::cpu::linear::linear_forward;
-use crate::real::{matmul, Real};
+use crate::cpu::real::{matmul, Real};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use std::any::TypeId;
 

@@ -5,7 +5,7 @@
 //! maximum rescales what was summed), and its share of sum_v e^(z_v - max) W_v. W (15.6 MB for
 //! BERT's vocabulary) is read from memory once, and no (M, V) array is made.
 
-use crate::real::Real;
+use crate::cpu::real::Real;
 use ndarray::{s, Array2, ArrayView1, ArrayView2, Axis};
 
 /// Vocabulary rows per chunk: 512 x H floats of W (256 KB at H = 128) stay in the L2 cache between

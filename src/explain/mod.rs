@@ -6,6 +6,7 @@ pub mod anatomy;
 pub mod anatomy_tables;
 pub mod anatomy_view;
 pub mod attention_views;
+pub mod attribute_bench;
 pub mod chart;
 pub mod colormap;
 pub mod decode;

@@ -3,8 +3,10 @@
 //! the task heads' answers (classify, tag, answer) are in `task.rs`.
 
 pub mod attribute;
-pub mod attribute_bench;
+pub mod seq2seq;
 pub mod task;
+
+pub use crate::model::top_k::top_k;
 
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
@@ -60,21 +62,6 @@ pub fn encode_batch(tok: &crate::tokenize::BertTokenizer, inputs: &[(&str, Optio
         }
     }
     Ok((encs, batch))
-}
-
-/// Top-k of softmax(row) as (id, prob), most probable first.
-pub fn top_k(logits: &[f32], k: usize) -> Vec<(u32, f32)> {
-    let mut p = logits.to_vec();
-    softmax_row(&mut p);
-    let mut idx: Vec<u32> = (0..p.len() as u32).collect();
-    let k = k.min(p.len());
-    if k == 0 {
-        return vec![];
-    }
-    idx.select_nth_unstable_by(k - 1, |&a, &b| p[b as usize].total_cmp(&p[a as usize]));
-    idx.truncate(k);
-    idx.sort_by(|&a, &b| p[b as usize].total_cmp(&p[a as usize]));
-    idx.into_iter().map(|i| (i, p[i as usize])).collect()
 }
 
 pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {

@@ -1,8 +1,8 @@
 //! AdamW as `torch.optim.AdamW` (decoupled weight decay, bias-corrected moments), with weight decay
 //! skipped for biases and LayerNorm parameters, as BERT's pre-training recipe does.
 
+use crate::cpu::real::Real;
 use crate::model::BertParams;
-use crate::real::Real;
 use ndarray::{ArrayViewD, ArrayViewMutD, Zip};
 
 #[derive(Clone, Debug)]

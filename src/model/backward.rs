@@ -10,12 +10,12 @@ use crate::cpu::cross_entropy::{cross_entropy_forward_backward, cross_entropy_in
 use crate::cpu::embedding::embedding_backward;
 use crate::cpu::layernorm::layernorm_backward;
 use crate::cpu::linear::linear_backward;
+use crate::cpu::real::Real;
 use crate::cpu::vocab_loss::vocab_cross_entropy;
 use crate::error::{BertError, Result};
 use crate::model::cross::cross_backward;
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::params::BertParams;
-use crate::real::Real;
 use ndarray::{Array2, ArrayView2};
 
 /// Gradients have the parameters' structure and names.

@@ -7,10 +7,10 @@ use crate::cpu::attention::{attention_backward, attention_forward, AttnShape};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::layernorm::{layernorm_backward, layernorm_forward};
 use crate::cpu::linear::{linear_backward, linear_forward};
+use crate::cpu::real::Real;
 use crate::error::Result;
 use crate::model::forward::{apply_dropout, CrossTrace, EncoderStates};
 use crate::model::params::CrossAttention;
-use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 

@@ -10,10 +10,10 @@ use crate::cpu::embedding::embedding_forward;
 use crate::cpu::layernorm::layernorm_forward;
 use crate::cpu::linear::linear_forward;
 use crate::cpu::position::sinusoidal_table;
+use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
 use crate::model::cross::cross_forward;
 use crate::model::params::BertParams;
-use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array1, Array2, ArrayView2};
 

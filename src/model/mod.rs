@@ -7,6 +7,7 @@ pub mod cross;
 pub mod forward;
 pub mod params;
 pub mod task;
+pub mod top_k;
 
 pub use backward::{backward, Grads, LossOutput, Targets};
 pub use forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};

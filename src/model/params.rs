@@ -4,7 +4,7 @@
 //! `weight`/`bias`). Gradients and optimiser moments use the same structs.
 
 use crate::config::{BertConfig, Heads, PositionEncoding, TaskHead, TaskKind};
-use crate::real::Real;
+use crate::cpu::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array1, Array2, ArrayViewD, ArrayViewMutD};
 

@@ -13,8 +13,8 @@ use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
 use crate::cpu::dropout::dropout_mask;
 use crate::cpu::linear::{linear_backward, linear_forward};
 use crate::cpu::mse::mse_forward_backward;
+use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
-use crate::real::Real;
 use crate::rng::Rng;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 

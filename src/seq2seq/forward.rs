@@ -5,10 +5,10 @@
 use super::Seq2SeqConfig;
 use super::Seq2SeqParams;
 use crate::cpu::linear::{linear_backward, linear_forward};
+use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
 use crate::model::backward::{backward_full, Targets};
 use crate::model::forward::{forward as bert_forward, Batch, EncoderStates, ForwardOptions, ForwardTrace, MlmRows};
-use crate::real::Real;
 use ndarray::Array2;
 
 /// A source batch (B, S) and the decoder's inputs (B, T): [decoder_start] + the target, padded.

@@ -8,16 +8,14 @@
 
 pub mod forward;
 pub mod generate;
-pub mod inspect;
 pub mod stepper;
-pub mod train;
 
 use crate::bundle::ModelFiles;
 use crate::checkpoint::load_params_under;
 use crate::config::{BertConfig, Family, Heads};
+use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
 use crate::model::params::{BertParams, Linear};
-use crate::real::Real;
 use crate::tokenize::BertTokenizer;
 use ndarray::{ArrayViewD, ArrayViewMutD};
 

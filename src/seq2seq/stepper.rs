@@ -99,7 +99,7 @@ fn log_softmax(logits: &[f32]) -> Vec<f64> {
 pub fn distribution(logits: &[f32], temperature: f32, top_k: usize) -> Vec<(u32, f32)> {
     let scaled: Vec<f32> = logits.iter().map(|&x| x / temperature).collect();
     let v = scaled.len();
-    let top = crate::infer::top_k(&scaled, if top_k == 0 { v } else { top_k.min(v) });
+    let top = crate::model::top_k::top_k(&scaled, if top_k == 0 { v } else { top_k.min(v) });
     let total: f64 = top.iter().map(|t| t.1 as f64).sum();
     top.into_iter().map(|(i, p)| (i, (p as f64 / total) as f32)).collect()
 }
@@ -196,7 +196,7 @@ impl Stepper {
         let prefix = self.best_running().to_vec();
         let (trace, logits) = self.run(m, &prefix)?;
         let id = match sample {
-            None => crate::infer::top_k(&logits, 1)[0].0,
+            None => crate::model::top_k::top_k(&logits, 1)[0].0,
             Some((temperature, top_k)) => {
                 // inverse transform of one uniform draw over the renormalised top-k
                 let top = distribution(&logits, temperature, top_k);
@@ -288,7 +288,7 @@ impl Stepper {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seq2seq::train::{from_scratch, Pair};
+    use crate::train::seq2seq::{from_scratch, Pair};
 
     fn model() -> Seq2Seq {
         let pairs: Vec<Pair> = ["1 2 3|one two three", "4 5|four five", "6|six", "7 8 9|seven eight nine"]
@@ -320,7 +320,7 @@ mod tests {
         let src = source_batch(&m, "4 5 7").unwrap();
         let mut prefix = vec![m.cfg.decoder_start];
         for _ in 0..8 {
-            let id = crate::infer::top_k(&next_logits(&m, &src, &prefix).unwrap(), 1)[0].0;
+            let id = crate::model::top_k::top_k(&next_logits(&m, &src, &prefix).unwrap(), 1)[0].0;
             prefix.push(id);
             if id == m.cfg.eos {
                 break;

@@ -6,6 +6,7 @@ pub mod examples;
 pub mod finetune;
 pub mod masking;
 pub mod schedule;
+pub mod seq2seq;
 pub mod task_data;
 pub mod task_metrics;
 pub mod trainer;

@@ -4,13 +4,13 @@
 //! `state/from_engine.rs`. Pure Rust: tested natively; `page/` wires it to yew.
 
 use super::url::UrlState;
+use crate::explain::attribute_bench::AttributionTimings;
 use crate::explain::embeddings::PositionView;
 use crate::explain::models::{bundled, DEFAULT};
 use crate::explain::snapshot::MaskPredictions;
 use crate::explain::why::{WhyRequest, WhyView};
 use crate::explain::{ModelInfo, Request, Snapshot};
 use crate::infer::attribute::Method;
-use crate::infer::attribute_bench::AttributionTimings;
 use crate::worker::protocol::{DevicePref, DeviceStatus, FromEngine};
 use std::rc::Rc;
 

@@ -27,7 +27,7 @@ pub enum ToEngine {
     Translate(TranslateCmd),
     /// Which backend runs the explainer's forward (the worker answers with `Device`).
     Device(DevicePref),
-    /// Time the attribution rows (`infer::attribute_bench`) over this many rounds on the loaded
+    /// Time the attribution rows (`explain::attribute_bench`) over this many rounds on the loaded
     /// model, in the worker (`?bench=attribution`; the answer is `Bench`).
     BenchAttribution { rounds: usize },
 }
@@ -173,7 +173,7 @@ pub enum FromEngine {
         message: String,
     },
     /// `BenchAttribution`'s medians, or why there are none.
-    Bench(std::result::Result<crate::infer::attribute_bench::AttributionTimings, String>),
+    Bench(std::result::Result<crate::explain::attribute_bench::AttributionTimings, String>),
     /// The position views of the model the explainer now uses (they do not depend on the text:
     /// sent once, after `Loaded` and `ModelChanged`).
     Positions(Box<PositionView>),

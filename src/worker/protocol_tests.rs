@@ -227,7 +227,7 @@ fn every_message_survives_the_workers_codec() {
             block_on(crate::explain::why::finish(&mut crate::backend::Backend::cpu(), &bert, (0, 0), prep)).unwrap()
         })),
         FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
-        FromEngine::Bench(Ok(block_on(crate::infer::attribute_bench::attribution_timings(&bert, 1, &|| 0.5)).unwrap())),
+        FromEngine::Bench(Ok(block_on(crate::explain::attribute_bench::attribution_timings(&bert, 1, &|| 0.5)).unwrap())),
         FromEngine::Bench(Err("the model has no masked-LM head".into())),
     ];
     for m in &from {

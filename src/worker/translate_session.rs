@@ -8,7 +8,7 @@ use crate::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
 use crate::explain::translate::{Seq2SeqInfo, TranslateExample, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::seq2seq::generate::greedy;
 use crate::seq2seq::stepper::Stepper;
-use crate::seq2seq::train::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
+use crate::train::seq2seq::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
 
 /// Held-out pairs shown with the model's translation.
 const EXAMPLES: usize = 5;

@@ -558,7 +558,7 @@ fn run(cli: Cli) -> Result<()> {
             let text = std::fs::read_to_string(&batch).with_context(|| format!("cannot read {}", batch.display()))?;
             let bj = BatchJson::parse(&text)?;
             let tensors = match load_seq2seq(&model)? {
-                Some(m) => block_on(bertscope::seq2seq::inspect::grad(&mut backend(device, "running")?, &m, &bj))?,
+                Some(m) => block_on(bertscope::infer::seq2seq::grad(&mut backend(device, "running")?, &m, &bj))?,
                 None => block_on(infer::grad(&mut backend(device, "running")?, &load(&model)?, &bj))?,
             };
             write(&out, write_tensors(&tensors, None)?)?;

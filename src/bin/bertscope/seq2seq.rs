@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 /// `train` of an encoder-decoder on JSON lines of {"source", "target"}: from a folder, or from
 /// scratch with `--config seq2seq-tiny` (2 layers of 64 each side) / `seq2seq-small` (128).
 pub(crate) fn train_seq2seq(a: &TrainArgs, text: &str, init: Option<bertscope::seq2seq::Seq2Seq>) -> Result<()> {
-    use bertscope::seq2seq::train::{from_scratch, read_pairs, Seq2SeqOptions, Seq2SeqTrainer};
+    use bertscope::train::seq2seq::{from_scratch, read_pairs, Seq2SeqOptions, Seq2SeqTrainer};
     let pairs = read_pairs(text).with_context(|| format!("{}", a.corpus.display()))?;
     let model = match (init, a.config.as_deref()) {
         (Some(m), _) => m,
@@ -66,7 +66,7 @@ pub(crate) fn inspect_seq2seq(
     };
     let target = target.context("an encoder-decoder needs --target (the text its decoder reads, teacher-forced)")?;
     let mut b = super::backend(device, "running")?;
-    Ok(Some(bertscope::backend::block_on(bertscope::seq2seq::inspect::inspect(&mut b, &m, &input.text, target))?))
+    Ok(Some(bertscope::backend::block_on(bertscope::infer::seq2seq::inspect(&mut b, &m, &input.text, target))?))
 }
 
 /// `generate`: greedy, beam search or sampling; the steps as JSON.

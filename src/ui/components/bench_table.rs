@@ -1,7 +1,7 @@
-//! `?bench=attribution`: the worker's timings of the attribution rows (`infer::attribute_bench`,
+//! `?bench=attribution`: the worker's timings of the attribution rows (`explain::attribute_bench`,
 //! the rows `cargo bench --bench attribute` prints natively), shown above the explainer.
 
-use crate::infer::attribute_bench::AttributionTimings;
+use crate::explain::attribute_bench::AttributionTimings;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -277,7 +277,7 @@ impl Worker {
                 FromEngine::Device(self.gpu.status())
             }
             ToEngine::BenchAttribution { rounds } => FromEngine::Bench(match &self.bert {
-                Some(b) => crate::infer::attribute_bench::attribution_timings(b, rounds.max(1), &now_ms).await.map_err(|e| e.to_string()),
+                Some(b) => crate::explain::attribute_bench::attribution_timings(b, rounds.max(1), &now_ms).await.map_err(|e| e.to_string()),
                 None => Err("The model is not loaded yet.".into()),
             }),
         };

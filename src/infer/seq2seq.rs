@@ -2,10 +2,10 @@
 //! teacher-forced ([decoder_start] + its tokens without special tokens), through the decoder; and
 //! `bertscope grad` of a labelled batch.
 
-use super::forward::Seq2SeqBatch;
-use super::Seq2Seq;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, MlmRows};
+use crate::seq2seq::forward::Seq2SeqBatch;
+use crate::seq2seq::Seq2Seq;
 use crate::tensorfile::Tensor;
 use ndarray::Axis;
 

@@ -1,12 +1,18 @@
 //! `config.json` of a Hugging Face BERT (`transformers.BertConfig`), DistilBERT or RoBERTa (their
 //! keys mapped to BERT's: `family`), plus our optional `position_encoding`, validation, presets
-//! and the parameter counter.
+//! (the parameter counter in `count.rs`, the heads in `heads.rs`, the families in `family.rs`).
 //!
 //! Over 400 lines (tests included): the keys read from three families' config.json and the keys
 //! written back are kept side by side, so a key read is a key saved (the tests round-trip each).
 
 use crate::error::{BertError, Result};
-pub use crate::family::Family;
+pub use count::{count_params, ParamCount};
+pub use family::Family;
+pub use heads::{Heads, TaskHead, TaskKind};
+
+pub mod count;
+pub mod family;
+pub mod heads;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,7 +373,7 @@ pub enum PoolerActivation {
 /// eps 1e-12 (fixed in `modeling_distilbert.py`). With `sinusoidal_pos_embds` the file still holds
 /// the table (the sinusoids, a trainable parameter in transformers 5): it loads as a learned one.
 fn distil_keys_in(obj: &mut serde_json::Map<String, serde_json::Value>) {
-    for (theirs, ours) in crate::family::DISTIL_KEYS {
+    for (theirs, ours) in family::DISTIL_KEYS {
         if let Some(v) = obj.remove(theirs) {
             obj.insert(ours.into(), v);
         }
@@ -378,7 +384,7 @@ fn distil_keys_in(obj: &mut serde_json::Map<String, serde_json::Value>) {
 
 /// The inverse of `distil_keys_in`, for a config HF loads as a `DistilBertConfig`.
 fn distil_keys_out(obj: &mut serde_json::Map<String, serde_json::Value>) {
-    for (theirs, ours) in crate::family::DISTIL_KEYS {
+    for (theirs, ours) in family::DISTIL_KEYS {
         if let Some(v) = obj.remove(ours) {
             obj.insert(theirs.into(), v);
         }
@@ -387,106 +393,6 @@ fn distil_keys_out(obj: &mut serde_json::Map<String, serde_json::Value>) {
         obj.remove(k);
     }
     obj.insert("model_type".into(), "distilbert".into());
-}
-
-/// Which optional parts a model has (decided by the tensors in its file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Heads {
-    pub pooler: bool,
-    pub mlm: bool,
-    pub nsp: bool,
-    /// A fine-tuning head (`classifier` or `qa_outputs`).
-    pub task: Option<TaskHead>,
-}
-
-impl Heads {
-    pub const BASE_MODEL: Heads = Heads { pooler: true, mlm: false, nsp: false, task: None };
-    pub const MASKED_LM: Heads = Heads { pooler: false, mlm: true, nsp: false, task: None };
-    pub const PRETRAINING: Heads = Heads { pooler: true, mlm: true, nsp: true, task: None };
-
-    /// A fine-tuned model as HF builds it: a sequence classifier on the pooled [CLS] (so with the
-    /// pooler); a token tagger or a span finder on every token (`add_pooling_layer=False`).
-    pub fn for_task(kind: TaskKind, outputs: usize) -> Heads {
-        let pooler = kind == TaskKind::SequenceClassification;
-        Heads { pooler, mlm: false, nsp: false, task: Some(TaskHead { kind, outputs }) }
-    }
-}
-
-/// The fine-tuning heads of `modeling_bert.py`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TaskKind {
-    /// `BertForSequenceClassification`: pooler -> dropout -> `classifier` (num_labels, H).
-    SequenceClassification,
-    /// `BertForTokenClassification`: dropout -> `classifier` on every token.
-    TokenClassification,
-    /// `BertForQuestionAnswering`: `qa_outputs` (2, H) on every token: start and end logits.
-    QuestionAnswering,
-}
-
-impl TaskKind {
-    pub const ALL: [TaskKind; 3] = [TaskKind::SequenceClassification, TaskKind::TokenClassification, TaskKind::QuestionAnswering];
-
-    /// The class name in `config.json`'s `architectures`.
-    pub fn architecture(self) -> &'static str {
-        match self {
-            TaskKind::SequenceClassification => "BertForSequenceClassification",
-            TaskKind::TokenClassification => "BertForTokenClassification",
-            TaskKind::QuestionAnswering => "BertForQuestionAnswering",
-        }
-    }
-
-    /// The head's tensors: `{prefix}.weight`, `{prefix}.bias`.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            TaskKind::QuestionAnswering => "qa_outputs",
-            _ => "classifier",
-        }
-    }
-}
-
-/// A task head and its number of outputs (labels; 2 for question answering).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct TaskHead {
-    pub kind: TaskKind,
-    pub outputs: usize,
-}
-
-/// Parameter counts by group.
-#[derive(Clone, Debug, Serialize)]
-pub struct ParamCount {
-    pub embeddings: usize,
-    pub per_layer: usize,
-    pub encoder: usize,
-    pub pooler: usize,
-    pub mlm_head: usize,
-    pub nsp_head: usize,
-    /// The fine-tuning head (`classifier` / `qa_outputs`).
-    pub task_head: usize,
-    pub total: usize,
-}
-
-pub fn count_params(cfg: &BertConfig, heads: Heads) -> ParamCount {
-    let (h, i, v) = (cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size);
-    let linear = |n_in: usize, n_out: usize| n_in * n_out + n_out;
-    let ln = 2 * h;
-    let pos = match cfg.position_encoding {
-        PositionEncoding::Learned => cfg.max_position_embeddings * h,
-        PositionEncoding::Sinusoidal => 0,
-    };
-    // one rule with BertParams::build: no segment table without segments (DistilBERT)
-    let segments = if cfg.family.has_segments() { cfg.type_vocab_size * h } else { 0 };
-    let embeddings = v * h + pos + segments + ln;
-    // + a decoder's cross-attention: Q, K, V, O and its LayerNorm
-    let cross = if cfg.add_cross_attention { 4 * linear(h, h) + ln } else { 0 };
-    let per_layer = 4 * linear(h, h) + ln + linear(h, i) + linear(i, h) + ln + cross;
-    let encoder = per_layer * cfg.num_hidden_layers;
-    let pooler = if heads.pooler { linear(h, h) } else { 0 };
-    let decoder = if cfg.tie_word_embeddings { 0 } else { v * h };
-    let mlm_head = if heads.mlm { linear(h, h) + ln + decoder + v } else { 0 };
-    let nsp_head = if heads.nsp { linear(h, 2) } else { 0 };
-    let task_head = heads.task.map_or(0, |t| linear(h, t.outputs));
-    let total = embeddings + encoder + pooler + mlm_head + nsp_head + task_head;
-    ParamCount { embeddings, per_layer, encoder, pooler, mlm_head, nsp_head, task_head, total }
 }
 
 #[cfg(test)]

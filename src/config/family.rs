@@ -13,7 +13,7 @@
 //!   (always exact GELU); a sequence classifier is `classifier.dense` + tanh + `classifier.out_proj`
 //!   on `<s>` (our pooler slot and classifier).
 
-use crate::config::{Heads, TaskKind};
+use super::heads::{Heads, TaskKind};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -291,7 +291,7 @@ pub const DISTIL_KEYS: [(&str, &str); 7] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::TaskHead;
+    use crate::config::heads::TaskHead;
 
     #[test]
     fn names_round_trip_for_every_family() {

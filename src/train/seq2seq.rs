@@ -4,16 +4,16 @@
 //! and exact match of greedy decoding. A model from scratch gets a WordPiece vocabulary trained on
 //! both sides of the corpus.
 
-use super::forward::{loss_and_grads, Seq2SeqBatch};
-use super::generate::greedy;
-use super::{Seq2Seq, Seq2SeqConfig, Seq2SeqParams};
+use super::schedule::LinearSchedule;
 use crate::config::BertConfig;
 use crate::error::{BertError, Result};
 use crate::model::adamw::{adamw_step, AdamWConfig};
 use crate::model::forward::Batch;
 use crate::rng::Rng;
+use crate::seq2seq::forward::{loss_and_grads, Seq2SeqBatch};
+use crate::seq2seq::generate::greedy;
+use crate::seq2seq::{Seq2Seq, Seq2SeqConfig, Seq2SeqParams};
 use crate::tokenize::BertTokenizer;
-use crate::train::schedule::LinearSchedule;
 use serde::{Deserialize, Serialize};
 
 /// One source sentence and its translation.
