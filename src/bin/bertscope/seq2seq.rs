@@ -1,6 +1,7 @@
 //! The encoder-decoder's commands: `train` on pairs, `generate`, `inspect --target`.
 
-use super::{write, Device, Input, TrainArgs};
+use super::train::TrainArgs;
+use super::{write, Device, Input};
 use anyhow::{bail, Context, Result};
 
 /// `train` of an encoder-decoder on JSON lines of {"source", "target"}: from a folder, or from
