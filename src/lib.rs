@@ -1,6 +1,7 @@
 //! bertscope: a BERT whose every intermediate number is visible, computed on the CPU (ndarray, the
 //! reference) or on WebGPU, matching Hugging Face transformers.
 
+pub mod app;
 pub mod backend;
 pub mod bundle;
 pub mod checkpoint;

@@ -6,9 +6,11 @@
 //! Async at the core: the GPU path awaits its readbacks (a browser cannot block); on the CPU path the
 //! futures complete at once. Native callers block at their edge with `block_on`.
 
+mod fallback;
 mod optimizer;
 mod seq2seq;
 
+pub use fallback::{forward_or_cpu, Ran};
 pub use optimizer::{task_eval, EvalStats, Optimizer, StepStats};
 
 use crate::bundle::Bert;

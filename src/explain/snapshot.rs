@@ -226,6 +226,7 @@ pub fn build_with_trace(bert: &Bert, req: &Request) -> Result<(Snapshot, Forward
 
 /// A request made ready for a forward pass: the batch and options to run (on either backend), and
 /// what `finish` needs to turn the trace into a snapshot.
+#[derive(Clone)]
 pub struct Prepared {
     pub batch: Batch,
     pub opts: ForwardOptions<f32>,

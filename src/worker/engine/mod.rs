@@ -15,7 +15,7 @@ use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::embeddings::position_view;
 use crate::explain::finetune::TuneStep;
-use crate::explain::snapshot::{finish, prepare};
+use crate::explain::snapshot::prepare;
 use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSetup};
 use crate::explain::{build, ModelInfo, Request};
 use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TuneCmd, TuneEvent};
@@ -123,6 +123,8 @@ struct Worker {
     tune_last_batch: f64,
     /// The Translate tab: its encoder-decoder run and decoding.
     tr: translate::Translating,
+    /// The explainer's last forwards.
+    explainer: crate::app::Explainer,
 }
 
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
@@ -178,6 +180,7 @@ impl Worker {
                     let info = ModelInfo::of(&b);
                     self.bert = Some(b);
                     self.gpu.forget_model();
+                    self.explainer.forget();
                     self.positions_due = true;
                     FromEngine::Loaded { info, bytes, ms }
                 }
@@ -195,6 +198,7 @@ impl Worker {
                         let info = ModelInfo::of(&b);
                         self.bert = Some(b);
                         self.gpu.forget_model();
+                        self.explainer.forget();
                         self.positions_due = true;
                         FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
                     }
@@ -344,49 +348,29 @@ impl Worker {
         Some(self.gpu.status())
     }
 
-    /// A snapshot of `req` from the model the explainer uses, on WebGPU when chosen (and the
-    /// device status when WebGPU failed and the CPU path answered instead).
+    /// A snapshot of `req` from the model the explainer uses (`app::Explainer`: on WebGPU when
+    /// chosen, from a cached forward when only the views changed), and the device status when
+    /// WebGPU failed and the CPU path answered instead.
     async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
         self.sync_explainer().await;
         let Some((b, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
             return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None);
         };
-        let failed = |e: BertError| match e {
-            BertError::Input(m) => FromEngine::Failed { seq: req.seq, message: m },
-            e => FromEngine::Failed { seq: req.seq, message: e.to_string() },
-        };
-        span_start("prepare");
-        let prep = match prepare(b, &req) {
-            Ok(p) => p,
-            Err(e) => return (failed(e), None),
-        };
-        span_end("prepare");
-        span_start("forward");
-        let mut fell_back = None;
-        let t0 = now_ms();
-        let mut on_gpu = None;
-        if self.gpu.usable().is_some() {
-            match self.gpu.forward(key, b, &prep.batch, &prep.opts).await {
-                Ok(t) => on_gpu = Some(t),
-                Err(e) => {
+        let label = self.gpu.label();
+        let gpu = self.gpu.usable_mut().map(|g| (g, label));
+        span_start("explain");
+        let answered = self.explainer.explain(gpu, b, key, &req, &now_ms).await;
+        span_end("explain");
+        match answered {
+            Ok(a) => {
+                let fell_back = a.gpu_error.map(|e| {
                     self.gpu.fail(e.to_string());
-                    fell_back = Some(self.gpu.status());
-                }
+                    self.gpu.status()
+                });
+                (FromEngine::Snapshot(Box::new(a.snapshot)), fell_back)
             }
+            Err(BertError::Input(m)) => (FromEngine::Failed { seq: req.seq, message: m }, None),
+            Err(e) => (FromEngine::Failed { seq: req.seq, message: e.to_string() }, None),
         }
-        let (trace, device) = match on_gpu {
-            Some(t) => (t, self.gpu.label()),
-            None => match Backend::cpu().forward(b, key, &prep.batch, &prep.opts).await {
-                Ok(t) => (t, "CPU (wasm)".to_string()),
-                Err(e) => return (failed(e), fell_back),
-            },
-        };
-        span_end("forward");
-        span_start("finish");
-        let mut s = finish(b, &req, prep, &trace);
-        span_end("finish");
-        s.forward_ms = now_ms() - t0;
-        s.device = device;
-        (FromEngine::Snapshot(Box::new(s)), fell_back)
     }
 }

@@ -134,6 +134,7 @@ impl Worker {
         };
         let frame = run.frame();
         self.run = Some(run);
+        self.explainer.forget();
         self.pending.clear();
         let _ = scope.send(FromEngine::Train(ready)).await;
         if let Ok(f) = frame {

@@ -174,6 +174,7 @@ impl Worker {
             device,
         };
         self.tune = Some(run);
+        self.explainer.forget();
         self.tune_pending.clear();
         scope.send(FromEngine::Tune(ready)).await.is_ok()
     }

@@ -1,0 +1,8 @@
+//! The application layer: what the page's worker and the CLI ask of the engine, above `backend`
+//! (how a model runs) and `explain` (what the views show). It owns what outlives one request: the
+//! last forwards (`explainer`), so a view that looks at another part of the same forward is a query
+//! on its trace, not a new forward.
+
+pub mod explainer;
+
+pub use explainer::{Answer, Explainer};
