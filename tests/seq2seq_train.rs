@@ -3,8 +3,8 @@
 //! folder loads back with the same output, and bad pairs name their line.
 
 use bertscope::seq2seq::generate::greedy;
-use bertscope::seq2seq::train::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
 use bertscope::seq2seq::Seq2Seq;
+use bertscope::train::seq2seq::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
 
 fn words(n: usize) -> String {
     const ONES: [&str; 20] = [

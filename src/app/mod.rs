@@ -4,5 +4,6 @@
 //! on its trace, not a new forward.
 
 pub mod explainer;
+pub mod head_survey;
 
 pub use explainer::{Answer, Explainer};

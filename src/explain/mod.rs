@@ -16,6 +16,7 @@ pub mod ffn_detail;
 pub mod filmstrip;
 pub mod finetune;
 pub mod head_detail;
+pub mod head_stats;
 pub mod heatmap_svg;
 pub mod layer_summary;
 pub mod models;

@@ -72,7 +72,7 @@ pub fn is_next_prob(trace: &ForwardTrace<f32>) -> Option<f32> {
 }
 
 /// The key under which the faces' one model goes to the device.
-pub(crate) const KEY: WeightsKey = (0, 0);
+pub const KEY: WeightsKey = (0, 0);
 
 /// Predictions at every [MASK] of `text` (and `pair`).
 pub async fn fill(

@@ -1,5 +1,5 @@
 // What an attribution costs in the page (a benchmark, not a test): opens `?bench=attribution`, so
-// the worker times the rows of `cargo bench --bench attribute` (infer::attribute_bench: the same
+// the worker times the rows of `cargo bench --bench attribute` (explain::attribute_bench: the same
 // code, on the loaded model, in WebAssembly, side by side over 25 rounds) and prints its table.
 //   node tests/e2e/bench_why.mjs [--dist dist] [--out target/bench-why.json]
 import { chromium } from "playwright-core";

@@ -1,5 +1,5 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer,
-//! attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
+//! heads, attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
 //! Each command's work is a short function that calls the library; `train.rs`, `finetune.rs` and
 //! `seq2seq.rs` hold the longer ones with their arguments.
 
@@ -23,9 +23,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 mod finetune;
+mod heads;
 mod seq2seq;
 mod train;
 use finetune::{finetune, FinetuneArgs};
+use heads::{heads, HeadsArgs};
 use seq2seq::{generate, inspect_seq2seq, load_seq2seq};
 use train::{train, TrainArgs};
 
@@ -62,6 +64,9 @@ enum Cmd {
         #[command(flatten)]
         input: Input,
     },
+    /// What each head does over a text (one sentence a line): attention to [CLS], [SEP], the
+    /// previous and next token, itself, punctuation; entropy; a role and example lines, as JSON
+    Heads(HeadsArgs),
     /// Top-k predictions at every [MASK], as JSON
     Fill {
         #[command(flatten)]
@@ -295,6 +300,7 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("loss {:.6}; wrote {} gradients to {}", l[[0]], tensors.len() - 1, out.display());
             }
         }
+        Cmd::Heads(a) => heads(a)?,
         Cmd::Train(a) => train(a)?,
         Cmd::Finetune(a) => finetune(a)?,
         Cmd::Cloze { model, set } => {
