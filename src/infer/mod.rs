@@ -3,6 +3,7 @@
 //! the task heads' answers (classify, tag, answer) are in `task.rs`.
 
 pub mod attribute;
+pub mod lens;
 pub mod seq2seq;
 pub mod task;
 
@@ -32,6 +33,9 @@ pub struct Prediction {
 pub struct MaskPredictions {
     pub position: usize,
     pub predictions: Vec<Prediction>,
+    /// The guesses after each layer (`lens`), when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<Vec<lens::LayerGuess>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -83,6 +87,18 @@ pub async fn fill(
     k: usize,
     head_mask: Option<Array2<f32>>,
 ) -> Result<FillResult> {
+    fill_trace(backend, bert, text, pair, k, head_mask).await.map(|(r, _)| r)
+}
+
+/// `fill` and the forward's trace.
+pub(crate) async fn fill_trace(
+    backend: &mut Backend,
+    bert: &Bert,
+    text: &str,
+    pair: Option<&str>,
+    k: usize,
+    head_mask: Option<Array2<f32>>,
+) -> Result<(FillResult, ForwardTrace<f32>)> {
     if bert.params.mlm.is_none() {
         return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
     }
@@ -100,10 +116,11 @@ pub async fn fill(
                 .into_iter()
                 .map(|(id, prob)| Prediction { token: bert.tokenizer.id_to_token(id), id, prob })
                 .collect(),
+            layers: None,
         })
         .collect();
     let is_next_prob = pair.and(is_next_prob(&trace));
-    Ok(FillResult { tokens: enc.tokens, masks, is_next_prob })
+    Ok((FillResult { tokens: enc.tokens, masks, is_next_prob }, trace))
 }
 
 fn f32_tensor(a: ndarray::ArrayViewD<'_, f32>) -> Tensor {

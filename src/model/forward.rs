@@ -403,6 +403,13 @@ pub fn forward<T: Real>(p: &BertParams<T>, cfg: &BertConfig, batch: &Batch, opts
     Ok(ForwardTrace { b, t, mask, emb, hidden, layers, mlm, pool, task, head_mask: opts.head_mask.clone(), encoder })
 }
 
+/// The masked-LM head's logits (M, V) for rows `x` (M, H) of any hidden state (the logit lens);
+/// None without an MLM head.
+pub fn mlm_logits<T: Real>(p: &BertParams<T>, cfg: &BertConfig, x: ArrayView2<T>) -> Option<Array2<T>> {
+    let head = p.mlm.as_ref()?;
+    Some(mlm_forward(p, cfg, head, x, vec![], true).logits)
+}
+
 fn mlm_forward<T: Real>(
     p: &BertParams<T>,
     cfg: &BertConfig,

@@ -73,6 +73,9 @@ enum Cmd {
         input: Input,
         #[arg(long, default_value_t = 5)]
         top_k: usize,
+        /// Also the guesses after each layer (the logit lens: the MLM head on each hidden state)
+        #[arg(long)]
+        layers: bool,
         #[arg(long, value_enum, default_value = "cpu")]
         device: Device,
     },
@@ -243,9 +246,13 @@ fn run(cli: Cli) -> Result<()> {
             });
             println!("{j}");
         }
-        Cmd::Fill { input, top_k, device } => {
+        Cmd::Fill { input, top_k, layers, device } => {
             let bert = load(&input.model)?;
-            let r = block_on(infer::fill(&mut backend(device, "running")?, &bert, &input.text, input.pair.as_deref(), top_k, None))?;
+            let (b, pair) = (&mut backend(device, "running")?, input.pair.as_deref());
+            let r = match layers {
+                true => block_on(infer::lens::fill_layers(b, &bert, &input.text, pair, top_k))?,
+                false => block_on(infer::fill(b, &bert, &input.text, pair, top_k, None))?,
+            };
             if r.masks.is_empty() {
                 eprintln!("note: the text has no [MASK] token, so there is nothing to predict");
             }
