@@ -3,6 +3,7 @@
 //! last forwards (`explainer`), so a view that looks at another part of the same forward is a query
 //! on its trace, not a new forward.
 
+pub mod coref_probe;
 pub mod explainer;
 pub mod head_survey;
 

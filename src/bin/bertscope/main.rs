@@ -1,5 +1,5 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer,
-//! heads, attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
+//! heads, coref, attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
 //! Each command's work is a short function that calls the library; `train.rs`, `finetune.rs` and
 //! `seq2seq.rs` hold the longer ones with their arguments.
 
@@ -22,10 +22,12 @@ use bertscope::tensorfile::write_tensors;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod coref;
 mod finetune;
 mod heads;
 mod seq2seq;
 mod train;
+use coref::{coref, CorefArgs};
 use finetune::{finetune, FinetuneArgs};
 use heads::{heads, HeadsArgs};
 use seq2seq::{generate, inspect_seq2seq, load_seq2seq};
@@ -67,6 +69,10 @@ enum Cmd {
     /// What each head does over a text (one sentence a line): attention to [CLS], [SEP], the
     /// previous and next token, itself, punctuation; entropy; a role and example lines, as JSON
     Heads(HeadsArgs),
+    /// Which head links a pronoun to its antecedent: every head's share of sentences where the
+    /// pronoun attends more to the antecedent than to the other noun, the best head (picked on
+    /// --dev, scored on --test) and the nearest-noun baseline, as JSON
+    Coref(CorefArgs),
     /// Top-k predictions at every [MASK], as JSON
     Fill {
         #[command(flatten)]
@@ -308,6 +314,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Heads(a) => heads(a)?,
+        Cmd::Coref(a) => coref(a)?,
         Cmd::Train(a) => train(a)?,
         Cmd::Finetune(a) => finetune(a)?,
         Cmd::Cloze { model, set } => {
