@@ -6,22 +6,12 @@
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
-use crate::explain::head_stats::{HeadStats, Kind, Survey, PUNCTUATION};
+pub use crate::explain::head_stats::SurveyReport;
+use crate::explain::head_stats::{Kind, Survey, PUNCTUATION};
 use crate::infer::batch_of;
 use crate::model::forward::ForwardOptions;
 use crate::tokenize::Encoded;
 use ndarray::Axis;
-use serde::Serialize;
-
-/// What `bertscope heads` prints.
-#[derive(Clone, Debug, Serialize)]
-pub struct SurveyReport {
-    pub sentences: usize,
-    pub queries: usize,
-    /// Lines cut to the model's longest input (their first tokens counted).
-    pub truncated: usize,
-    pub heads: Vec<HeadStats>,
-}
 
 pub struct HeadSurvey {
     /// (line in the text from 0, the line) of the non-empty lines.
@@ -104,11 +94,12 @@ impl HeadSurvey {
 
     /// The statistics of the sentences surveyed so far.
     pub fn report(&self) -> SurveyReport {
-        SurveyReport {
-            sentences: self.survey.sentences(),
-            queries: self.survey.queries(),
-            truncated: self.truncated,
-            heads: self.survey.stats(),
+        let mut heads = self.survey.stats();
+        for e in heads.iter_mut().flat_map(|h| h.examples.iter_mut()) {
+            if let Ok(i) = self.lines.binary_search_by_key(&e.line, |(line, _)| *line) {
+                e.text = self.lines[i].1.clone();
+            }
         }
+        SurveyReport { sentences: self.survey.sentences(), queries: self.survey.queries(), truncated: self.truncated, heads }
     }
 }

@@ -15,10 +15,20 @@
 //!   each row renormalised to sum 1: `mass` is the mean share those columns had before
 //!   renormalising; `prev` / `next` count only rows whose neighbour is ordinary.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The tokens counted as punctuation (whole pieces).
 pub const PUNCTUATION: [&str; 13] = [".", ",", ";", ":", "!", "?", "'", "\"", "(", ")", "-", "`", "’"];
+
+/// What `bertscope heads` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SurveyReport {
+    pub sentences: usize,
+    pub queries: usize,
+    /// Lines cut to the model's longest input (their first tokens counted).
+    pub truncated: usize,
+    pub heads: Vec<HeadStats>,
+}
 
 /// What a key position is, for the statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +48,7 @@ impl Kind {
 }
 
 /// Statistics over the ordinary tokens, each row renormalised (see the module's docs).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ContentStats {
     pub mass: f32,
     pub prev: f32,
@@ -50,7 +60,7 @@ pub struct ContentStats {
 }
 
 /// One head's statistics and the role they give it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HeadStats {
     pub layer: usize,
     pub head: usize,
@@ -70,15 +80,17 @@ pub struct HeadStats {
     pub examples: Vec<Example>,
 }
 
-/// A sentence (its line, from 0) and the mean of its rows' largest attention.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A sentence (its line, from 0), the mean of its rows' largest attention, and its text (filled in
+/// by whoever holds the lines: `app::head_survey`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Example {
     pub line: usize,
     pub peak: f32,
+    pub text: String,
 }
 
 /// What a head does, decided from its statistics (`Role::of`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     PreviousToken,
@@ -265,7 +277,7 @@ impl Survey {
                         entropy: mean(s.c_entropy, c.c_rows),
                     },
                     role: Role::Other,
-                    examples: s.examples.iter().map(|&(peak, line)| Example { line, peak }).collect(),
+                    examples: s.examples.iter().map(|&(peak, line)| Example { line, peak, text: String::new() }).collect(),
                 };
                 h.role = Role::of(&h);
                 h

@@ -70,7 +70,7 @@ fn sentences_pool_by_rows_and_examples_are_the_most_peaked() {
     close(h.cls, (2.0 + 10.0 * 0.2) / 15.0);
     assert_eq!(
         h.examples,
-        vec![Example { line: 1, peak: 1.0 }, Example { line: 0, peak: 0.2 }],
+        vec![Example { line: 1, peak: 1.0, text: String::new() }, Example { line: 0, peak: 0.2, text: String::new() }],
         "most peaked first, ties to the earlier line"
     );
 }

@@ -6,6 +6,7 @@
 pub mod coalescer;
 pub mod grid_nav;
 pub mod state;
+pub mod survey_state;
 pub mod tour;
 pub mod train_state;
 pub mod translate_state;

@@ -124,6 +124,8 @@ pub struct AppState {
     /// `?bench=attribution`: asked for, and the worker's answer.
     pub bench_asked: bool,
     pub bench: Option<Result<AttributionTimings, String>>,
+    /// The head map: the survey's progress and report.
+    pub survey: super::survey_state::SurveyView,
 }
 
 /// Integrated-gradient steps the page asks for.
@@ -171,6 +173,8 @@ pub enum Action {
     SetPresenter(bool),
     /// The page downloaded the model's files itself in this many ms (sent to the worker next).
     Fetched(f64),
+    /// The head map's own state (filter, focus, a survey started).
+    Survey(super::survey_state::SurveyAction),
     /// A message from the worker.
     Engine(FromEngine),
 }
@@ -212,6 +216,7 @@ impl AppState {
             why_error: None,
             bench_asked: url.bench,
             bench: None,
+            survey: Default::default(),
         }
     }
 
@@ -234,6 +239,14 @@ impl AppState {
                 .map(|(_, f)| f.to_string())
                 .collect(),
             bench: false,
+        }
+    }
+
+    /// The model the head map's survey is for: the loaded one, or the one trained in the page.
+    pub fn survey_key(&self) -> String {
+        match self.trained {
+            true => format!("{} (trained in this page)", self.model_label),
+            false => self.model_label.clone(),
         }
     }
 
@@ -369,6 +382,7 @@ impl AppState {
                     self.edit += 1;
                 }
             }
+            Action::Survey(a) => self.survey.apply(a),
             Action::Engine(msg) => self.on_engine(msg),
         }
     }

@@ -27,6 +27,8 @@ pub enum ToEngine {
     Translate(TranslateCmd),
     /// Which backend runs the explainer's forward (the worker answers with `Device`).
     Device(DevicePref),
+    /// The head survey over a text, with the explainer's model (a long job in slices).
+    Survey(SurveyCmd),
     /// Time the attribution rows (`explain::attribute_bench`) over this many rounds on the loaded
     /// model, in the worker (`?bench=attribution`; the answer is `Bench`).
     BenchAttribution { rounds: usize },
@@ -177,6 +179,38 @@ pub enum FromEngine {
     /// The position views of the model the explainer now uses (they do not depend on the text:
     /// sent once, after `Loaded` and `ModelChanged`).
     Positions(Box<PositionView>),
+    Survey(SurveyEvent),
+}
+
+/// What the head map asks of the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SurveyCmd {
+    /// Survey the text at this absolute URL (one sentence a line) with the explainer's model.
+    Start {
+        url: String,
+    },
+    Pause,
+    Resume,
+    Cancel,
+}
+
+/// Worker -> head map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SurveyEvent {
+    /// Sentences surveyed of `total`, milliseconds of work so far, whether it is running (false:
+    /// paused).
+    Progress {
+        done: usize,
+        total: usize,
+        ms: f64,
+        running: bool,
+    },
+    Done {
+        report: Box<crate::explain::head_stats::SurveyReport>,
+        ms: f64,
+    },
+    /// It stopped: cancelled (None) or failed (why).
+    Stopped(Option<String>),
 }
 
 /// Worker -> training panel.

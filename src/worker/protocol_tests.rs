@@ -108,6 +108,10 @@ fn every_message_survives_the_workers_codec() {
         }),
         ToEngine::Device(DevicePref::Cpu),
         ToEngine::BenchAttribution { rounds: 3 },
+        ToEngine::Survey(SurveyCmd::Start { url: "http://127.0.0.1/corpora/survey-sample.txt".into() }),
+        ToEngine::Survey(SurveyCmd::Pause),
+        ToEngine::Survey(SurveyCmd::Resume),
+        ToEngine::Survey(SurveyCmd::Cancel),
         ToEngine::Train(TrainCmd::Start(setup.clone())),
         ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
         ToEngine::Train(TrainCmd::Pause),
@@ -229,6 +233,17 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::WhyFailed { seq: 3, message: "target `class:x`: no label".into() },
         FromEngine::Bench(Ok(block_on(crate::explain::attribute_bench::attribution_timings(&bert, 1, &|| 0.5)).unwrap())),
         FromEngine::Bench(Err("the model has no masked-LM head".into())),
+        FromEngine::Survey(SurveyEvent::Progress { done: 3, total: 1000, ms: 12.5, running: true }),
+        FromEngine::Survey(SurveyEvent::Done {
+            report: Box::new({
+                let mut s = crate::app::head_survey::HeadSurvey::new(&bert, "the cat sat.\nthe [MASK] ran.", 2).unwrap();
+                block_on(s.run(&mut crate::backend::Backend::cpu(), &bert, (0, 0), 5)).unwrap();
+                s.report()
+            }),
+            ms: 40.0,
+        }),
+        FromEngine::Survey(SurveyEvent::Stopped(Some("The model changed".into()))),
+        FromEngine::Survey(SurveyEvent::Stopped(None)),
     ];
     for m in &from {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -242,6 +257,12 @@ fn every_message_survives_the_workers_codec() {
             ToEngine::Explain(_) => 2,
             ToEngine::Device(_) => 3,
             ToEngine::BenchAttribution { .. } => 22,
+            ToEngine::Survey(c) => match c {
+                SurveyCmd::Start { .. } => 23,
+                SurveyCmd::Pause => 24,
+                SurveyCmd::Resume => 25,
+                SurveyCmd::Cancel => 26,
+            },
             ToEngine::Train(c) => match c {
                 TrainCmd::Start(_) => 4,
                 TrainCmd::Step(_) => 5,
@@ -268,7 +289,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 23, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 27, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -284,6 +305,12 @@ fn every_message_survives_the_workers_codec() {
             FromEngine::Why(_) => 26,
             FromEngine::WhyFailed { .. } => 27,
             FromEngine::Bench(_) => 37,
+            FromEngine::Survey(e) => match e {
+                SurveyEvent::Progress { .. } => 38,
+                SurveyEvent::Done { .. } => 39,
+                SurveyEvent::Stopped(Some(_)) => 40,
+                SurveyEvent::Stopped(None) => 41,
+            },
             FromEngine::Train(e) => match e {
                 TrainEvent::Preparing(_) => 9,
                 TrainEvent::Ready { .. } => 10,
@@ -318,5 +345,5 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 38, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 42, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

@@ -4,8 +4,8 @@
 
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
-    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, EmbedSection, FfnPanel, Fold, HeadSteps, LayerTrajectory,
-    Layers, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
+    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, EmbedSection, FfnPanel, Fold, HeadMap, HeadSteps,
+    LayerTrajectory, Layers, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -127,6 +127,21 @@ pub fn ExplainTab(p: &Props) -> Html {
                         derived_open={state.derived_open} on_derived={to_state(d, Action::ShowDerived)} /> },
                     None => placeholder("Heatmaps"),
                 } }
+                <Fold label="What each head does: a head map from 1,000 sentences" testid="fold-head-map">
+                    { match &info {
+                        Some(i) => {
+                            let dd = d.clone();
+                            let on_example = Callback::from(move |(text, (l, h)): (String, (usize, usize))| {
+                                dd.dispatch(Action::SetText(text));
+                                dd.dispatch(Action::Select(Some((l, h))));
+                            });
+                            html! { <HeadMap view={std::rc::Rc::new(state.survey.clone())} layers={i.layers} heads={i.heads}
+                                model={AttrValue::from(state.survey_key())} on_action={to_state(d, Action::Survey)}
+                                on_open={to_state(d, |lh| Action::Select(Some(lh)))} {on_example} /> }
+                        }
+                        None => placeholder("The head map"),
+                    } }
+                </Fold>
             </section>
 
             <section class="card">

@@ -46,6 +46,8 @@ impl AppState {
                     self.model_label = p.label;
                 }
                 self.model_error = None;
+                let key = self.survey_key();
+                self.survey.switch_model(&key);
                 if replaced {
                     // another model: other tokens, so ask again with no clicked masks
                     self.masked.clear();
@@ -69,6 +71,8 @@ impl AppState {
                     self.clamp_focus(&info);
                     self.load = Load::Ready { info, bytes, ms };
                     self.trained = trained;
+                    let key = self.survey_key();
+                    self.survey.switch_model(&key);
                     self.compare = None;
                     self.masked.clear(); // token positions differ under another vocabulary
                     self.edit += 1; // ask the new model
@@ -81,6 +85,7 @@ impl AppState {
             }
             FromEngine::Train(_) | FromEngine::Tune(_) | FromEngine::Translate(_) => {} // the training, fine-tuning and translation reducers take these
             FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
+            FromEngine::Survey(ev) => self.survey.on_event(ev),
             FromEngine::Why(v) => {
                 // an older request's attribution still shows until the newer one comes
                 if self.why.as_ref().is_none_or(|old| v.seq >= old.seq) {

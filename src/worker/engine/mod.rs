@@ -28,6 +28,7 @@ type Scope = ReactorScope<ToEngine, FromEngine>;
 
 mod load;
 use load::load;
+mod survey;
 mod train;
 mod translate;
 mod tune;
@@ -48,7 +49,8 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     let mut w = Worker::default();
     loop {
         // While training, take what is waiting without blocking; otherwise wait for a message.
-        let msg = if w.running || w.tuning || w.tr.busy() {
+        let surveying = w.surveying.as_ref().is_some_and(|s| s.running());
+        let msg = if w.running || w.tuning || w.tr.busy() || surveying {
             match scope.next().now_or_never() {
                 Some(Some(m)) => Some(m),
                 Some(None) => break,
@@ -65,6 +67,8 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
             None => {
                 let ok = if w.tuning {
                     w.tune_slice(&mut scope).await
+                } else if surveying {
+                    w.survey_slice(&mut scope).await
                 } else if w.tr.busy() {
                     w.translate_slice(&mut scope).await
                 } else {
@@ -125,6 +129,8 @@ struct Worker {
     tr: translate::Translating,
     /// The explainer's last forwards.
     explainer: crate::app::Explainer,
+    /// The head survey, while one runs or is paused.
+    surveying: Option<survey::Surveying>,
 }
 
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
@@ -276,6 +282,7 @@ impl Worker {
             ToEngine::Train(cmd) => return self.train(cmd, scope).await,
             ToEngine::Tune(cmd) => return self.tune(cmd, scope).await,
             ToEngine::Translate(cmd) => return self.translate(cmd, scope).await,
+            ToEngine::Survey(cmd) => return self.survey(cmd, scope).await,
             ToEngine::Device(pref) => {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())
