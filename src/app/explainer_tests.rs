@@ -41,6 +41,7 @@ fn looking_at_another_part_of_the_same_forward_runs_no_forward() {
         Request { ffn_focus: (1, 3), ffn_steps: true, ..first.clone() },
         Request { top_k: 12, seq: 9, ..first.clone() },
         Request { why: Some(Default::default()), ..first.clone() },
+        Request { lens: true, ..first.clone() },
     ];
     for r in &views {
         let a = ask(&mut e, &bert, r);
@@ -49,6 +50,17 @@ fn looking_at_another_part_of_the_same_forward_runs_no_forward() {
     }
     assert_eq!(e.forwards(), 1, "views of one forward");
     assert!(ask(&mut e, &bert, &views[0]).snapshot.head_detail.is_some());
+    let lens = ask(&mut e, &bert, &views[4]).snapshot.lens;
+    assert_eq!(lens.len(), 1, "the lens of the one mask, from the cached trace");
+    assert_eq!(lens[0].layers.len(), 3, "the embeddings and 2 layers");
+    let own = &build(&bert, &first).unwrap().predictions[0].top;
+    let last = &lens[0].layers[2];
+    assert_eq!(
+        last.top.iter().map(|p| p.id).collect::<Vec<_>>(),
+        own[..3].iter().map(|p| p.id).collect::<Vec<_>>(),
+        "the last layer's guesses are the model's"
+    );
+    assert!((last.answer_prob - own[0].prob).abs() < 1e-6);
     assert_eq!(e.forwards(), 1);
 }
 

@@ -7,7 +7,7 @@
 //! numbers the snapshot already carries (O(L·NH·T²) for the mean, O(L·T³) for rollout), so the
 //! per-keystroke snapshot stays as it is and the "hide specials" toggle needs no round trip.
 
-use super::snapshot::{LayerSummary, MaskPredictions, Snapshot};
+use super::snapshot::{LayerSummary, MaskLens, MaskPredictions, Snapshot};
 
 /// Rollout is L products of T x T matrices; above this many tokens the page does not compute it on
 /// the UI thread (bert-base at 512 tokens would be ~1.6 G multiply-adds).
@@ -61,6 +61,7 @@ pub fn without_specials(s: &Snapshot) -> Snapshot {
         family: s.family.clone(),
         mask_token: s.mask_token.clone(),
         anatomy: s.anatomy.clone(),
+        lens: s.lens.iter().filter_map(|m| Some(MaskLens { position: new_pos(m.position)?, layers: m.layers.clone() })).collect(),
         attention: s.attention.iter().map(|a| restrict(a, n, &keep)).collect(),
         hidden: s
             .hidden
@@ -198,6 +199,7 @@ mod tests {
             family: "BERT".into(),
             mask_token: "[MASK]".into(),
             anatomy: None,
+            lens: vec![],
             layers: 1,
             heads: 2,
             attention: vec![h0, h1],

@@ -46,6 +46,9 @@ pub struct Request {
     pub ffn_steps: bool,
     /// "Why this prediction": attribute an output after the snapshot (sent apart, `FromEngine::Why`).
     pub why: Option<crate::explain::why::WhyRequest>,
+    /// The logit lens is open: each mask's guesses after every layer (`Snapshot::lens`).
+    #[serde(default)]
+    pub lens: bool,
 }
 
 /// A loaded model, as the page describes it.
@@ -172,7 +175,29 @@ pub struct Snapshot {
     /// The model's size and one layer's cost for this sentence (None only in hand-made snapshots).
     #[serde(default)]
     pub anatomy: Option<Box<crate::explain::anatomy_view::AnatomyView>>,
+    /// The logit lens at each [MASK] (`Request::lens`; a model with an MLM head).
+    #[serde(default)]
+    pub lens: Vec<MaskLens>,
 }
+
+/// What the model would guess at one [MASK] after each layer (`infer::lens`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MaskLens {
+    pub position: usize,
+    /// Layer 0 (the embeddings) to L.
+    pub layers: Vec<LensRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LensRow {
+    pub layer: usize,
+    pub top: Vec<Prediction>,
+    /// The probability of the final answer (the last layer's first guess) at this layer.
+    pub answer_prob: f32,
+}
+
+/// Guesses shown per layer in the lens.
+pub const LENS_TOP_K: usize = 3;
 
 /// What a task head says about the input (`infer::task`'s formats).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -372,7 +397,28 @@ pub fn finish(bert: &Bert, req: &Request, prep: Prepared, trace: &ForwardTrace<f
         embeddings,
         task,
         anatomy: Some(Box::new(crate::explain::anatomy_view::anatomy_view(bert, t))),
+        lens: if req.lens { lens(bert, trace, &mask_positions) } else { vec![] },
     }
+}
+
+/// The logit lens at each mask position (none without an MLM head).
+fn lens(bert: &Bert, trace: &ForwardTrace<f32>, positions: &[usize]) -> Vec<MaskLens> {
+    let tok = &bert.tokenizer;
+    positions
+        .iter()
+        .filter_map(|&position| {
+            let layers = crate::infer::lens::lens_at(bert, trace, position, LENS_TOP_K).ok()?;
+            let layers = layers
+                .into_iter()
+                .map(|g| LensRow {
+                    layer: g.layer,
+                    top: g.predictions.into_iter().map(|p| Prediction { token: tok.readable(&p.token), id: p.id, prob: p.prob }).collect(),
+                    answer_prob: g.answer_prob,
+                })
+                .collect();
+            Some(MaskLens { position, layers })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -126,6 +126,8 @@ pub struct AppState {
     pub bench: Option<Result<AttributionTimings, String>>,
     /// The head map: the survey's progress and report.
     pub survey: super::survey_state::SurveyView,
+    /// The logit lens is open (each request then asks for it).
+    pub lens_open: bool,
 }
 
 /// Integrated-gradient steps the page asks for.
@@ -154,6 +156,8 @@ pub enum Action {
     HideSpecials(bool),
     /// Open or close the head average and rollout.
     ShowDerived(bool),
+    /// Open or close the logit lens.
+    ShowLens(bool),
     /// Open or close "why this prediction"; explain this output (a target spec); by this method.
     ShowWhy(bool),
     WhyTarget(String),
@@ -217,6 +221,7 @@ impl AppState {
             bench_asked: url.bench,
             bench: None,
             survey: Default::default(),
+            lens_open: url.open.iter().any(|f| f == "lens"),
         }
     }
 
@@ -233,11 +238,17 @@ impl AppState {
             focus: (self.head_focus != self.selected.unwrap_or((0, 0))).then_some(self.head_focus),
             ffn: (self.ffn_focus != (0, 0)).then_some(self.ffn_focus),
             hide: self.hide_specials,
-            open: [(self.head_steps, "steps"), (self.ffn_steps, "ffn"), (self.derived_open, "derived"), (self.why_open, "why")]
-                .into_iter()
-                .filter(|(on, _)| *on)
-                .map(|(_, f)| f.to_string())
-                .collect(),
+            open: [
+                (self.head_steps, "steps"),
+                (self.ffn_steps, "ffn"),
+                (self.derived_open, "derived"),
+                (self.why_open, "why"),
+                (self.lens_open, "lens"),
+            ]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, f)| f.to_string())
+            .collect(),
             bench: false,
         }
     }
@@ -268,6 +279,7 @@ impl AppState {
             head_steps: self.head_steps,
             ffn_steps: self.ffn_steps,
             why: self.why_open.then(|| WhyRequest { target: self.why_target.clone(), method: Some(self.why_method), steps: WHY_STEPS }),
+            lens: self.lens_open,
         }
     }
 
@@ -345,6 +357,14 @@ impl AppState {
             }
             Action::HideSpecials(on) => self.hide_specials = on,
             Action::ShowDerived(open) => self.derived_open = open,
+            Action::ShowLens(open) => {
+                if open != self.lens_open {
+                    self.lens_open = open;
+                    if open {
+                        self.edit += 1; // ask again, with the lens
+                    }
+                }
+            }
             Action::ShowWhy(open) => {
                 if open != self.why_open {
                     self.why_open = open;

@@ -53,6 +53,7 @@ fn snap(seq: u64) -> Box<Snapshot> {
         family: String::new(),
         mask_token: String::new(),
         anatomy: None,
+        lens: vec![],
         layers: 0,
         heads: 0,
         attention: vec![],

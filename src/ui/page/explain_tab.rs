@@ -5,7 +5,7 @@
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
     Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, EmbedSection, FfnPanel, Fold, HeadMap, HeadSteps,
-    LayerTrajectory, Layers, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
+    LayerTrajectory, Layers, LogitLens, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -172,6 +172,10 @@ pub fn ExplainTab(p: &Props) -> Html {
             <section class="card">
                 <h2>{ "8. Layer by layer" }</h2>
                 { match &snap { Some(s) => html! { <Layers snapshot={s.clone()} /> }, None => placeholder("Layers") } }
+                <Fold label="What the model would guess after each layer (the logit lens)" testid="fold-lens"
+                    open={state.lens_open} on_toggle={to_state(d, Action::ShowLens)}>
+                    { match &snap { Some(s) => html! { <LogitLens snapshot={s.clone()} /> }, None => placeholder("The logit lens") } }
+                </Fold>
             </section>
 
             <section class="card">

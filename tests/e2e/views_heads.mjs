@@ -1,0 +1,84 @@
+// The head map (the head survey in the page) and the logit lens: a survey of the bundled 1,000
+// sentences runs with progress, pauses, resumes and cancels while the page answers; the map colours
+// every head by its role, filters by role, shows a head's numbers on hover and focus (arrow keys),
+// opens the head on a click and its example sentence in the text box.
+import { loadedWith } from "./page_lib.mjs";
+
+export default async (h) => {
+  const { test, newPage, sel, settled, setText, predictions, shot, assert, metrics, TIMEOUT, urlOf } = h;
+  const progress = (page) => page.$eval(sel("survey-progress"), (e) => [Number(e.dataset.done), Number(e.dataset.total)]);
+  const finished = (page, timeout) =>
+    page.waitForFunction(() => document.querySelector('[data-testid="head-map"]')?.dataset.sentences === "1000", null, { timeout });
+  const roles = (page) => page.$$eval('[data-testid="map-cell"]', (cs) => cs.map((c) => c.dataset.role));
+
+  await test("head map: a survey of 1,000 sentences with progress, pause and cancel; roles, filter, numbers, a click opens the head", async () => {
+    const page = await newPage("?text=" + encodeURIComponent("the cat sat on the [MASK]."));
+    await settled(page);
+    await page.click(sel("fold-head-map"));
+    await page.click(sel("survey-start"));
+    await page.waitForSelector(sel("survey-progress"), { timeout: TIMEOUT });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="survey-progress"]')?.dataset.done) > 0, null, { timeout: TIMEOUT });
+    // paused: no progress while paused; the page still answers
+    await page.click(sel("survey-pause"));
+    await page.waitForSelector(sel("survey-resume"), { timeout: TIMEOUT });
+    const [at] = await progress(page);
+    await setText(page, "text-input", "the dog ran to the [MASK].");
+    assert((await predictions(page)).length > 0, "the page answers during a paused survey");
+    await h.sleep(500);
+    assert((await progress(page))[0] === at, "no sentences surveyed while paused");
+    await page.click(sel("survey-resume"));
+    await finished(page, 4 * TIMEOUT);
+    const r = await roles(page);
+    assert(r.length === 4, `bert-tiny's 4 heads: ${r}`);
+    // a head's numbers on hover; arrow keys move the focus
+    await page.hover(`${sel("map-cell")}[data-layer="0"][data-head="0"]`);
+    assert(/layer 0, head 0: .*\[CLS\] \d+%/.test(await page.textContent(sel("map-detail"))), "hover shows the numbers");
+    await page.focus(`${sel("map-cell")}[data-layer="0"][data-head="0"]`);
+    await page.keyboard.press("ArrowDown");
+    assert(/layer 1, head 0/.test(await page.textContent(sel("map-detail"))), "ArrowDown: layer 1");
+    assert((await page.evaluate(() => document.activeElement?.id)) === "map-1-0", "the focus moved with it");
+    // a role chip dims the others
+    const chip = (await page.$$(sel("role-filter")))[0];
+    const role = await chip.getAttribute("data-role");
+    await chip.click();
+    const dim = await page.$$eval('[data-testid="map-cell"]', (cs) => cs.map((c) => [c.dataset.role, c.classList.contains("dim")]));
+    assert(dim.every(([r, d]) => d === (r !== role)), `filter ${role}: ${JSON.stringify(dim)}`);
+    await shot(page, "heads-01-map-tiny", sel("head-map"));
+    // a click opens the head in the attention views
+    await page.click(`${sel("map-cell")}[data-layer="1"][data-head="1"]`);
+    await settled(page);
+    assert(/head=1\.1|head=1,1|head=1%2C1/.test(await urlOf(page)), `the head is selected: ${await urlOf(page)}`);
+    // an example sentence goes into the text box with its head open
+    await page.hover(`${sel("map-cell")}[data-layer="1"][data-head="0"]`);
+    const ex = await page.$(sel("survey-example"));
+    const exText = (await ex.textContent()).match(/\u201c(.*)\u201d/)[1];
+    await ex.click();
+    await settled(page);
+    assert((await page.inputValue(sel("text-input"))) === exText, "the example is in the text box");
+    // survey again, then cancel: the map of the finished survey stays
+    await page.click(sel("survey-start"));
+    await page.waitForSelector(sel("survey-cancel"), { timeout: TIMEOUT });
+    await page.click(sel("survey-cancel"));
+    await page.waitForSelector(sel("survey-start"), { timeout: TIMEOUT });
+    assert((await roles(page)).length === 4, "the last map stays after a cancel");
+    await page.context().close();
+  });
+
+  await test("head map on MiniLM-L6: 1,000 sentences on the CPU path, at least three roles among its 72 heads", async () => {
+    const page = await newPage("?device=cpu", { shipped: true });
+    await loadedWith(page, '"MiniLM-L6"', 4 * TIMEOUT);
+    await settled(page);
+    await page.click(sel("fold-head-map"));
+    const t0 = Date.now();
+    await page.click(sel("survey-start"));
+    await finished(page, 300_000);
+    const seconds = (Date.now() - t0) / 1000;
+    const r = await roles(page);
+    const kinds = [...new Set(r)];
+    metrics.head_survey_minilm = { seconds, roles: Object.fromEntries(kinds.map((k) => [k, r.filter((x) => x === k).length])) };
+    assert(r.length === 72, `72 heads: ${r.length}`);
+    assert(kinds.length >= 3, `at least three roles: ${kinds}`);
+    await shot(page, "heads-02-map-minilm", sel("head-map"));
+    await page.context().close();
+  });
+};
