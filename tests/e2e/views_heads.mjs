@@ -81,4 +81,21 @@ export default async (h) => {
     await shot(page, "heads-02-map-minilm", sel("head-map"));
     await page.context().close();
   });
+
+  await test("logit lens: each mask's guesses after every layer; the last row is the model's answer", async () => {
+    const page = await newPage("?text=" + encodeURIComponent("the capital of france is [MASK]."));
+    await settled(page);
+    await page.click(sel("fold-lens"));
+    await page.waitForSelector(sel("lens-row"), { timeout: TIMEOUT });
+    const rows = await page.$$eval(sel("lens-row"), (rs) => rs.map((r) => [Number(r.dataset.layer), Number(r.dataset.answerProb)]));
+    assert(JSON.stringify(rows.map((r) => r[0])) === "[0,1,2]", `the embeddings and bert-tiny's 2 layers: ${JSON.stringify(rows)}`);
+    const top = (await predictions(page))[0];
+    assert(Math.abs(rows[2][1] - top.prob) < 1e-4, `the last layer's P(answer) ${rows[2][1]} is the prediction's ${top.prob}`);
+    assert(/lens/.test(await urlOf(page)), "the open lens is kept in the URL");
+    await shot(page, "heads-03-lens", sel("lens"));
+    // no mask: the lens says what to do
+    await setText(page, "text-input", "the capital of france is paris.");
+    assert(/Put a \[MASK\]/.test(await page.textContent(sel("lens-empty"))), "no mask: a hint");
+    await page.context().close();
+  });
 };
