@@ -1,63 +1,27 @@
-//! The page's views: small components that take props (a snapshot, callbacks) and render them.
+//! The page's views: small components that take props (a snapshot, callbacks) and render them, by
+//! feature: `explain/`, `train/`, `tune/`, `translate/`, and `shared/` widgets.
 
-mod ablation;
-mod anatomy;
-mod attention_grid;
-mod attention_lines;
-mod attention_panel;
-mod attention_rollout;
-mod badge;
-mod beam_tree;
-mod clock;
-mod compare;
-mod cosine_attention;
-mod decode_controls;
-mod decode_view;
-mod derived;
-mod embed_section;
-mod embeddings;
-mod error_box;
-mod export;
-mod mat;
+mod explain;
+mod shared;
+mod train;
+mod translate;
+mod tune;
+
+// every component module by its name, as before the folders
+pub(crate) use explain::{
+    ablation, anatomy, attention_grid, attention_lines, attention_panel, attention_rollout, clock, compare, cosine_attention, derived,
+    embed_section, embeddings, ffn_panel, head_average, head_map, head_steps, heatmap, heatmap_detail, layer_trajectory, layers,
+    logit_lens, position_similarity, predictions, sinusoid, task_output, tokens, why,
+};
+pub(crate) use shared::{
+    badge, bench_table, error_box, export, fold, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker, panel_parts,
+    progress, shapes, text_input, tour, value_legend,
+};
+pub(crate) use train::{train_charts, train_filmstrip, train_masking, train_panel};
+pub(crate) use translate::{beam_tree, decode_controls, decode_view, translate_panel, translate_results};
+pub(crate) use tune::{tune_panel, tune_probe, tune_results};
+
 pub(crate) use export::download_text;
-mod bench_table;
-mod ffn_panel;
-mod fold;
-mod grid_events;
-mod head_average;
-mod head_map;
-mod head_steps;
-mod heatmap;
-mod heatmap_detail;
-mod layer_trajectory;
-mod layers;
-mod legend;
-mod logit_lens;
-mod matrix_canvas;
-mod matrix_view;
-mod model_choice;
-mod model_picker;
-mod panel_parts;
-mod position_similarity;
-mod predictions;
-mod progress;
-mod shapes;
-mod sinusoid;
-mod task_output;
-mod text_input;
-mod tokens;
-mod tour;
-mod train_charts;
-mod train_filmstrip;
-mod train_masking;
-mod train_panel;
-mod translate_panel;
-mod translate_results;
-mod tune_panel;
-mod tune_probe;
-mod tune_results;
-mod value_legend;
-mod why;
 
 pub use ablation::Ablation;
 pub use anatomy::AnatomyPanel;

@@ -1,0 +1,29 @@
+//! The explain tab: tokens, embeddings, predictions, attention views, one head step by step, the FFN, layer by layer, the logit lens, the head map, attribution, anatomy.
+
+pub(crate) mod ablation;
+pub(crate) mod anatomy;
+pub(crate) mod attention_grid;
+pub(crate) mod attention_lines;
+pub(crate) mod attention_panel;
+pub(crate) mod attention_rollout;
+pub(crate) mod clock;
+pub(crate) mod compare;
+pub(crate) mod cosine_attention;
+pub(crate) mod derived;
+pub(crate) mod embed_section;
+pub(crate) mod embeddings;
+pub(crate) mod ffn_panel;
+pub(crate) mod head_average;
+pub(crate) mod head_map;
+pub(crate) mod head_steps;
+pub(crate) mod heatmap;
+pub(crate) mod heatmap_detail;
+pub(crate) mod layer_trajectory;
+pub(crate) mod layers;
+pub(crate) mod logit_lens;
+pub(crate) mod position_similarity;
+pub(crate) mod predictions;
+pub(crate) mod sinusoid;
+pub(crate) mod task_output;
+pub(crate) mod tokens;
+pub(crate) mod why;
