@@ -14,8 +14,8 @@ pub(crate) use explain::{
     logit_lens, position_similarity, predictions, sinusoid, task_output, tokens, why,
 };
 pub(crate) use shared::{
-    badge, bench_table, error_box, export, fold, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker, panel_parts,
-    progress, shapes, text_input, tour, value_legend,
+    badge, bench_table, error_box, export, fold, grid_events, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker,
+    panel_parts, progress, shapes, text_input, tour, value_legend,
 };
 pub(crate) use train::{train_charts, train_filmstrip, train_masking, train_panel};
 pub(crate) use translate::{beam_tree, decode_controls, decode_view, translate_panel, translate_results};
