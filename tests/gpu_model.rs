@@ -320,7 +320,7 @@ fn forward_blocking(
     batch: &bertscope::model::forward::Batch,
     opts: &bertscope::model::forward::ForwardOptions<f32>,
 ) -> bertscope::Result<bertscope::model::forward::ForwardTrace<f32>> {
-    bertscope::backend::block_on(bertscope::gpu::forward::forward(ctx, m, batch, opts))
+    bertscope::backend::block_on(bertscope::gpu::trace_read::forward(ctx, m, batch, opts))
 }
 
 #[test]

@@ -114,7 +114,7 @@ impl Backend {
         #[cfg(feature = "gpu")]
         if let Some(g) = &mut self.gpu {
             let (ctx, m) = g.with_weights(key, bert)?;
-            return crate::gpu::forward::forward(ctx, m, batch, opts).await;
+            return crate::gpu::trace_read::forward(ctx, m, batch, opts).await;
         }
         let _ = key;
         forward(&bert.params, &bert.cfg, batch, opts)

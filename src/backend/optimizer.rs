@@ -149,7 +149,7 @@ impl Optimizer {
         let opts = ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() };
         #[cfg(feature = "gpu")]
         if let State::Gpu { ctx, opt, .. } = &self.state {
-            return crate::gpu::forward::forward(ctx, &opt.model, batch, &opts).await;
+            return crate::gpu::trace_read::forward(ctx, &opt.model, batch, &opts).await;
         }
         forward(params, cfg, batch, &opts)
     }

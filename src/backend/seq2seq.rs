@@ -103,10 +103,10 @@ mod gpu {
         check(batch)?;
         let (ctx, enc, dec) = g.with_seq2seq(key, m)?;
         let eopts = ForwardOptions { mlm_rows: MlmRows::None, ..Default::default() };
-        let encoder = crate::gpu::forward::forward(ctx, enc, &batch.src, &eopts).await?;
+        let encoder = crate::gpu::trace_read::forward(ctx, enc, &batch.src, &eopts).await?;
         let states = EncoderStates { hidden: project(m, encoder.last_hidden()), mask: encoder.mask.clone() };
         let dopts = ForwardOptions { mlm_rows: rows, encoder: Some(states.clone()), ..Default::default() };
-        let decoder = crate::gpu::forward::forward(ctx, dec, &batch.tgt, &dopts).await?;
+        let decoder = crate::gpu::trace_read::forward(ctx, dec, &batch.tgt, &dopts).await?;
         Ok(Seq2SeqTrace { encoder, states, decoder })
     }
 

@@ -45,10 +45,21 @@ pub struct Request {
     pub head_steps: bool,
     pub ffn_steps: bool,
     /// "Why this prediction": attribute an output after the snapshot (sent apart, `FromEngine::Why`).
-    pub why: Option<crate::explain::why::WhyRequest>,
+    pub why: Option<WhyRequest>,
     /// The logit lens is open: each mask's guesses after every layer (`Snapshot::lens`).
     #[serde(default)]
     pub lens: bool,
+}
+
+/// What the page asks to explain.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WhyRequest {
+    /// A target spec (`infer::attribute::Target`); None or one the input no longer has: the first
+    /// output listed.
+    pub target: Option<String>,
+    pub method: Option<crate::infer::attribute::Method>,
+    /// Integrated-gradient steps.
+    pub steps: usize,
 }
 
 /// A loaded model, as the page describes it.

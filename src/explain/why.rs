@@ -4,6 +4,7 @@
 //! average at the same position, with the rank agreement of attribution and rollout (Spearman).
 
 use super::attention_views::{layer_mean, residual_mix, rollout};
+pub use super::snapshot::WhyRequest;
 use super::snapshot::{Snapshot, TaskOutput};
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
@@ -11,17 +12,6 @@ use crate::error::Result;
 use crate::infer::attribute::{attribute_input, Input, Method, Target};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
-
-/// What the page asks to explain.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct WhyRequest {
-    /// A target spec (`infer::attribute::Target`); None or one the input no longer has: the first
-    /// output listed.
-    pub target: Option<String>,
-    pub method: Option<Method>,
-    /// Integrated-gradient steps.
-    pub steps: usize,
-}
 
 /// An output that can be explained: its spec and how the page names it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,6 @@
 
 use super::attend::{attend_backward, AttnSaved};
 use super::cross::record_cross_backward;
-use super::forward::{site_seed, GpuTrace};
 use super::kernels::attention::{AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::elementwise::{act_backward, dropout, Act};
@@ -17,8 +16,10 @@ use super::kernels::reduce::colsum;
 pub use super::loss::{GpuLoss, LossReads};
 use super::model::GpuModel;
 use super::recorder::{Recorder, View};
+use super::sites::site_seed;
 use super::slots::Slot;
 use super::task::record_task_backward;
+use super::trace::GpuTrace;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
 use crate::model::forward::Batch;

@@ -5,7 +5,6 @@
 
 use super::attend::{attend, attend_backward, AttnOut, AttnSaved};
 use super::block_reads::BlockReads;
-use super::forward::site_seed;
 use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
 use super::kernels::elementwise::dropout;
 use super::kernels::layernorm::{layernorm_backward, layernorm_forward};
@@ -13,61 +12,11 @@ use super::kernels::matmul::{linear, linear_backward};
 use super::kernels::reduce::colsum;
 use super::model::GpuModel;
 use super::recorder::{Recorder, View};
+pub use super::sites::cross_sites;
+use super::sites::site_seed;
 use super::slots::{CrossSlots, Slot};
+pub use super::trace::{GpuCrossTrace, GpuEncoder};
 use crate::error::Result;
-use crate::model::forward::EncoderStates;
-use ndarray::Array2;
-
-/// The encoder's output as the decoder's cross-attention reads it, on the device.
-pub struct GpuEncoder {
-    /// (B*S, H) the encoder's last hidden state (projected to the decoder's width).
-    pub hidden: wgpu::Buffer,
-    /// (B, S) 1 = a source token, 0 = padding.
-    pub mask: wgpu::Buffer,
-    /// Source length S.
-    pub s: usize,
-    /// The same states on the CPU (a read-back trace carries them, as the CPU's does).
-    pub states: EncoderStates<f32>,
-}
-
-impl GpuEncoder {
-    /// Uploads `enc` for a batch of `b` sequences of a `h`-wide decoder.
-    pub fn upload(rec: &Recorder<'_>, enc: &EncoderStates<f32>, b: usize, h: usize) -> Result<Self> {
-        let s = enc.source_len(b, h)?;
-        let ctx = rec.ctx();
-        let flat = |a: &Array2<f32>| a.as_standard_layout().iter().copied().collect::<Vec<f32>>();
-        Ok(GpuEncoder {
-            hidden: ctx.upload("encoder_hidden", &flat(&enc.hidden))?,
-            mask: ctx.upload("encoder_mask", &flat(&enc.mask))?,
-            s,
-            states: enc.clone(),
-        })
-    }
-}
-
-/// What a cross block's forward keeps (the GPU twin of `CrossTrace`).
-pub struct GpuCrossTrace {
-    pub q: wgpu::Buffer,      // (N, H) from the decoder
-    pub k: wgpu::Buffer,      // (B*S, H) from the encoder
-    pub v: wgpu::Buffer,      // (B*S, H)
-    pub scores: wgpu::Buffer, // (B, NH, T, S) scaled, before the mask
-    pub probs: wgpu::Buffer,  // (B, NH, T, S)
-    pub pw: wgpu::Buffer,     // (B, NH, T, S) P * dropout (when weighted)
-    pub weighted: bool,
-    pub head: wgpu::Buffer,    // (NH) ones: no head mask on cross-attention
-    pub context: wgpu::Buffer, // (N, H)
-    pub dense: wgpu::Buffer,   // (N, H) after dropout
-    pub res: wgpu::Buffer,     // (N, H) dense + x
-    pub ln_mean: wgpu::Buffer,
-    pub ln_rstd: wgpu::Buffer,
-    pub ln_out: wgpu::Buffer, // (N, H): what the FFN reads
-}
-
-/// Dropout sites of layer `l`'s cross block (probabilities, dense), after `forward::site_seed`'s
-/// 2 + 3L of an encoder's: 2 + 3L + 2l and 3 + 3L + 2l.
-pub fn cross_sites(l: usize, layers: usize) -> (usize, usize) {
-    (2 + 3 * layers + 2 * l, 3 + 3 * layers + 2 * l)
-}
 
 /// The seeds of a cross block's two dropout sites (None where off).
 fn drops(m: &GpuModel, seed: Option<u32>, l: usize) -> (Option<AttnDropout>, Option<(u32, f32)>) {

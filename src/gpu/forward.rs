@@ -12,6 +12,7 @@ use super::kernels::layernorm::layernorm_forward;
 use super::kernels::matmul::linear;
 use super::model::GpuModel;
 use super::recorder::{Recorder, View};
+use super::sites::site_seed;
 use super::slots::Slot;
 use crate::config::TaskKind;
 use crate::cpu::position::sinusoidal_table;
@@ -20,13 +21,6 @@ use crate::model::forward::{Batch, ForwardOptions, MlmRows};
 use crate::model::task::head_dropout;
 
 pub use super::trace::{GpuLayerTrace, GpuMlmTrace, GpuPoolTrace, GpuTaskTrace, GpuTrace};
-
-/// Dropout sites: 0 embeddings, then per layer 1 + 3l attention probs, 2 + 3l attention output,
-/// 3 + 3l FFN output, then 1 + 3L a task head's input; a decoder's cross blocks after those
-/// (`cross::cross_sites`). Each gets its own stream of the counter hash.
-pub fn site_seed(seed: u32, site: usize) -> u32 {
-    seed.wrapping_mul(0x9E37_79B9).wrapping_add((site as u32).wrapping_mul(0x85EB_CA6B))
-}
 
 /// Records the forward of `batch` into `rec`. With `keep_parts`, the word and token-type parts of
 /// the embedding sum are kept too (the explainer shows them; training does not need them).
@@ -329,5 +323,3 @@ pub fn record_forward(
         encoder,
     })
 }
-
-pub use super::trace_read::forward;

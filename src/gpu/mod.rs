@@ -11,6 +11,7 @@ pub mod layout;
 pub mod loss;
 pub mod pipeline;
 pub mod recorder;
+pub mod sites;
 pub mod slots;
 pub mod task;
 

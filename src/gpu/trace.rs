@@ -1,9 +1,11 @@
 //! What a GPU forward keeps: a buffer for every intermediate the backward reads and
 //! `trace_read` brings back (the GPU twin of `crate::model::forward`'s trace structs).
 
-use super::cross::{GpuCrossTrace, GpuEncoder};
 use super::kernels::elementwise::Act;
+use super::recorder::Recorder;
 use crate::config::TaskKind;
+use crate::error::Result;
+use crate::model::trace::EncoderStates;
 use ndarray::Array2;
 
 pub struct GpuLayerTrace {
@@ -79,4 +81,49 @@ pub struct GpuTrace {
     pub dropout_seed: Option<u32>,
     /// A decoder's encoder states (its cross-attention's keys and values came from them).
     pub encoder: Option<GpuEncoder>,
+}
+
+/// The encoder's output as the decoder's cross-attention reads it, on the device.
+pub struct GpuEncoder {
+    /// (B*S, H) the encoder's last hidden state (projected to the decoder's width).
+    pub hidden: wgpu::Buffer,
+    /// (B, S) 1 = a source token, 0 = padding.
+    pub mask: wgpu::Buffer,
+    /// Source length S.
+    pub s: usize,
+    /// The same states on the CPU (a read-back trace carries them, as the CPU's does).
+    pub states: EncoderStates<f32>,
+}
+
+impl GpuEncoder {
+    /// Uploads `enc` for a batch of `b` sequences of a `h`-wide decoder.
+    pub fn upload(rec: &Recorder<'_>, enc: &EncoderStates<f32>, b: usize, h: usize) -> Result<Self> {
+        let s = enc.source_len(b, h)?;
+        let ctx = rec.ctx();
+        let flat = |a: &Array2<f32>| a.as_standard_layout().iter().copied().collect::<Vec<f32>>();
+        Ok(GpuEncoder {
+            hidden: ctx.upload("encoder_hidden", &flat(&enc.hidden))?,
+            mask: ctx.upload("encoder_mask", &flat(&enc.mask))?,
+            s,
+            states: enc.clone(),
+        })
+    }
+}
+
+/// What a cross block's forward keeps (the GPU twin of `CrossTrace`).
+pub struct GpuCrossTrace {
+    pub q: wgpu::Buffer,      // (N, H) from the decoder
+    pub k: wgpu::Buffer,      // (B*S, H) from the encoder
+    pub v: wgpu::Buffer,      // (B*S, H)
+    pub scores: wgpu::Buffer, // (B, NH, T, S) scaled, before the mask
+    pub probs: wgpu::Buffer,  // (B, NH, T, S)
+    pub pw: wgpu::Buffer,     // (B, NH, T, S) P * dropout (when weighted)
+    pub weighted: bool,
+    pub head: wgpu::Buffer,    // (NH) ones: no head mask on cross-attention
+    pub context: wgpu::Buffer, // (N, H)
+    pub dense: wgpu::Buffer,   // (N, H) after dropout
+    pub res: wgpu::Buffer,     // (N, H) dense + x
+    pub ln_mean: wgpu::Buffer,
+    pub ln_rstd: wgpu::Buffer,
+    pub ln_out: wgpu::Buffer, // (N, H): what the FFN reads
 }

@@ -3,9 +3,10 @@
 
 use super::block_reads::BlockReads;
 use super::context::GpuContext;
-use super::forward::{record_forward, GpuTrace};
+use super::forward::record_forward;
 use super::model::GpuModel;
 use super::recorder::{ReadHandle, Readback, Recorder, View};
+use super::trace::GpuTrace;
 use crate::config::BertConfig;
 use crate::error::Result;
 use crate::model::forward::{Batch, EmbeddingTrace, ForwardOptions, ForwardTrace, LayerTrace, MlmTrace, PoolTrace};

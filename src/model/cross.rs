@@ -9,8 +9,8 @@ use crate::cpu::layernorm::{layernorm_backward, layernorm_forward};
 use crate::cpu::linear::{linear_backward, linear_forward};
 use crate::cpu::real::Real;
 use crate::error::Result;
-use crate::model::forward::{apply_dropout, CrossTrace, EncoderStates};
 use crate::model::params::CrossAttention;
+use crate::model::trace::{apply_dropout, CrossTrace, EncoderStates};
 use crate::rng::Rng;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 

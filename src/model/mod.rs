@@ -8,6 +8,7 @@ pub mod forward;
 pub mod params;
 pub mod task;
 pub mod top_k;
+pub mod trace;
 
 pub use backward::{backward, Grads, LossOutput, Targets};
 pub use forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};

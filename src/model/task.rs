@@ -5,8 +5,9 @@
 //! and end logits; the mean of their cross-entropies over positions, positions clamped to [0, T] and
 //! T ignored). Shapes: B sequences of T tokens, N = B*T rows, H hidden, L outputs.
 
-use super::forward::PoolTrace;
 use super::params::{Linear, TaskParams};
+use super::trace::PoolTrace;
+pub use super::trace::TaskTrace;
 use crate::config::{BertConfig, TaskKind};
 use crate::cpu::activation::pooler_act_backward;
 use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
@@ -17,17 +18,6 @@ use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
 use crate::rng::Rng;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
-
-/// What a task head computed, and what its backward needs.
-#[derive(Clone, Debug)]
-pub struct TaskTrace<T> {
-    pub kind: TaskKind,
-    /// The head's input after dropout: (B, H) pooled [CLS] or (N, H) tokens.
-    pub input: Array2<T>,
-    pub drop: Option<Array2<T>>,
-    /// (B, L) sequence classes; (N, L) token tags; (N, 2) start and end logits.
-    pub logits: Array2<T>,
-}
 
 /// The labels of a task head (`labels`, or `start_positions` / `end_positions`, as HF's forward).
 #[derive(Clone, Debug, PartialEq)]

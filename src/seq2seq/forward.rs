@@ -2,8 +2,8 @@
 //! decoder input through the decoder, attending to the encoder), and its loss and gradients: mean
 //! cross-entropy over the labelled target positions (-100 ignored), as `EncoderDecoderModel`.
 
-use super::Seq2SeqConfig;
 use super::Seq2SeqParams;
+use super::{Seq2Seq, Seq2SeqConfig};
 use crate::cpu::linear::{linear_backward, linear_forward};
 use crate::cpu::real::Real;
 use crate::error::{BertError, Result};
@@ -88,4 +88,10 @@ pub fn loss_and_grads<T: Real>(p: &Seq2SeqParams<T>, cfg: &Seq2SeqConfig, batch:
     };
     backward_full(&p.encoder, &cfg.encoder, &batch.src, &mut tr.encoder, &Targets::default(), Some(d_last.view()), &mut g.encoder)?;
     Ok(Seq2SeqLoss { loss: dec.loss.loss, grads: g, correct, labelled: rows.len(), trace: tr })
+}
+
+/// The source as the encoder's batch of one.
+pub fn source_batch(m: &Seq2Seq, text: &str) -> Result<Batch> {
+    let enc = m.tokenizer.encode(text, None)?;
+    Ok(Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), vec![0; enc.input_ids.len()]))
 }

@@ -3,6 +3,7 @@
 //! `stepper::Stepper` stepped until done (the one implementation of every method), with each
 //! step's token, probability and top alternatives.
 
+pub use super::forward::source_batch;
 use super::forward::{forward, Seq2SeqBatch};
 use super::stepper::{distribution, Method, Stepper};
 use super::Seq2Seq;
@@ -27,12 +28,6 @@ pub struct Generated {
     pub tokens: Vec<String>,
     pub text: String,
     pub steps: Vec<Step>,
-}
-
-/// The source as the encoder's batch of one.
-pub fn source_batch(m: &Seq2Seq, text: &str) -> Result<Batch> {
-    let enc = m.tokenizer.encode(text, None)?;
-    Ok(Batch::single(enc.input_ids.iter().map(|&i| i as usize).collect(), vec![0; enc.input_ids.len()]))
 }
 
 /// The next-token logits after `prefix` (decoder ids, decoder_start first): (V).

@@ -3,8 +3,8 @@
 //! for beam search, each step's kept beams with their parents (the beam tree). The page steps it;
 //! `generate.rs` runs it to the end (checked against HF's `generate` in tests/seq2seq_reference.rs).
 
+use super::forward::source_batch;
 use super::forward::{forward, Seq2SeqBatch, Seq2SeqTrace};
-use super::generate::source_batch;
 use super::Seq2Seq;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, MlmRows};
