@@ -1,5 +1,5 @@
 //! `bertscope`: the command-line face of the engine (tokenize, fill, classify, tag, answer,
-//! heads, coref, attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
+//! heads, coref, search, qk, attribute, inspect, generate, grad, train, finetune, cloze, convert, params).
 //! Each command's work is a short function that calls the library; `train.rs`, `finetune.rs` and
 //! `seq2seq.rs` hold the longer ones with their arguments.
 
@@ -23,11 +23,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 mod coref;
+mod corpus;
 mod finetune;
 mod heads;
 mod seq2seq;
 mod train;
 use coref::{coref, CorefArgs};
+use corpus::{qk_cmd, search_cmd, QkArgs, SearchArgs};
 use finetune::{finetune, FinetuneArgs};
 use heads::{heads, HeadsArgs};
 use seq2seq::{generate, inspect_seq2seq, load_seq2seq};
@@ -73,6 +75,12 @@ enum Cmd {
     /// pronoun attends more to the antecedent than to the other noun, the best head (picked on
     /// --dev, scored on --test) and the nearest-noun baseline, as JSON
     Coref(CorefArgs),
+    /// The corpus tokens closest (cosine) to one token of a sentence, by its hidden state after a
+    /// layer or by one head's part of a layer's attention output, as JSON
+    Search(SearchArgs),
+    /// One head's queries and keys of every corpus token in one 2D PCA (keys shifted to the
+    /// queries' mean), with the share of variance each axis explains, as JSON
+    Qk(QkArgs),
     /// Top-k predictions at every [MASK], as JSON
     Fill {
         #[command(flatten)]
@@ -315,6 +323,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Heads(a) => heads(a)?,
         Cmd::Coref(a) => coref(a)?,
+        Cmd::Search(a) => search_cmd(a)?,
+        Cmd::Qk(a) => qk_cmd(a)?,
         Cmd::Train(a) => train(a)?,
         Cmd::Finetune(a) => finetune(a)?,
         Cmd::Cloze { model, set } => {

@@ -1,0 +1,88 @@
+//! The corpus views (`app::corpus_views`, `bertscope search` / `qk`) against HF: the same top-10
+//! matches with cosines within 1e-4, by a layer and by a head; the queries-and-keys PCA's explained
+//! variance and coordinates up to sign (scripts/corpus_views_reference.py); and bad input.
+
+use bertscope::app::corpus_views::{queries_and_keys, search, Space};
+use bertscope::backend::{block_on, Backend};
+use bertscope::bundle::Bert;
+use bertscope::infer::KEY;
+use serde_json::Value;
+use std::path::Path;
+
+fn reference() -> Value {
+    serde_json::from_str(&std::fs::read_to_string("tests/fixtures/corpus_views_hf.json").unwrap()).unwrap()
+}
+
+fn corpus(r: &Value) -> String {
+    r["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn search_by_a_layer_and_by_a_head_matches_hf() {
+    let r = reference();
+    let (text, position, k) = (r["query"].as_str().unwrap(), r["position"].as_u64().unwrap() as usize, r["k"].as_u64().unwrap() as usize);
+    for (name, m) in r["models"].as_object().unwrap() {
+        let bert = Bert::from_dir(Path::new(m["model"].as_str().unwrap())).unwrap();
+        for (what, space) in [("layer_search", Space::Hidden { layer: 1 }), ("head_search", Space::Head { layer: 2, head: 1 })] {
+            let got = block_on(search(&mut Backend::cpu(), &bert, KEY, &corpus(&r), text, position, space, k)).unwrap();
+            let want = m[what].as_array().unwrap();
+            assert_eq!(got.matches.len(), want.len());
+            for (i, (g, w)) in got.matches.iter().zip(want).enumerate() {
+                let at = format!("{name} {what} #{i}");
+                assert_eq!(
+                    (g.line as u64, g.position as u64),
+                    (w["line"].as_u64().unwrap(), w["position"].as_u64().unwrap()),
+                    "{at}: {g:?} vs {w}"
+                );
+                assert!((g.score as f64 - w["score"].as_f64().unwrap()).abs() <= 1e-4, "{at}: {} vs HF {}", g.score, w["score"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn queries_and_keys_project_as_hf_s_pca() {
+    let r = reference();
+    for (name, m) in r["models"].as_object().unwrap() {
+        let bert = Bert::from_dir(Path::new(m["model"].as_str().unwrap())).unwrap();
+        let got = block_on(queries_and_keys(&mut Backend::cpu(), &bert, KEY, &corpus(&r), 1, 0)).unwrap();
+        let tokens = m["tokens"].as_u64().unwrap() as usize;
+        assert_eq!(got.points.len(), 2 * tokens, "{name}: a query and a key per corpus token");
+        for (c, want) in m["explained"].as_array().unwrap().iter().enumerate() {
+            assert!(
+                (got.explained[c] as f64 - want.as_f64().unwrap()).abs() <= 1e-4,
+                "{name}: explained[{c}] {} vs HF {want}",
+                got.explained[c]
+            );
+        }
+        // each axis up to its sign: fix the sign by the first point
+        for axis in 0..2 {
+            let coord = |p: &bertscope::app::corpus_views::QkPoint| if axis == 0 { p.x as f64 } else { p.y as f64 };
+            let hf = |kind: &str, i: usize| m[kind][i][axis].as_f64().unwrap();
+            let sign = if (coord(&got.points[0]) >= 0.0) == (hf("queries", 0) >= 0.0) { 1.0 } else { -1.0 };
+            for i in 0..30 {
+                for (kind, at) in [("queries", i), ("keys", tokens + i)] {
+                    let (g, w) = (sign * coord(&got.points[at]), hf(kind, i));
+                    assert!((g - w).abs() <= 1e-3 * (1.0 + w.abs()), "{name} {kind} {i} axis {axis}: {g} vs HF {w}");
+                }
+            }
+        }
+        assert!(got.points[..tokens].iter().all(|p| p.kind == "query") && got.points[tokens..].iter().all(|p| p.kind == "key"));
+    }
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    let bert = Bert::from_dir(Path::new("www/models/bert-tiny")).unwrap();
+    let e = |r: bertscope::Result<bertscope::app::corpus_views::SearchResult>| r.err().unwrap().to_string();
+    let run = |corpus: &str, pos: usize, space: Space| block_on(search(&mut Backend::cpu(), &bert, KEY, corpus, "the bank", pos, space, 5));
+    assert!(e(run("the river.", 9, Space::Hidden { layer: 1 })).contains("position 9 is outside the text's 4 tokens"));
+    assert!(e(run("\n \n", 1, Space::Hidden { layer: 1 })).contains("no sentences"));
+    for (layer, head, want) in
+        [(3, None, "layer 3 does not exist"), (0, Some(0), "a head's layer is 1 to 2"), (1, Some(2), "head 2 does not exist")]
+    {
+        assert!(Space::of(&bert, layer, head).err().unwrap().to_string().contains(want), "{want}");
+    }
+    let qk = block_on(queries_and_keys(&mut Backend::cpu(), &bert, KEY, "hello", 1, 0)).err().unwrap().to_string();
+    assert!(qk.contains("fewer than two tokens"), "{qk}");
+}
