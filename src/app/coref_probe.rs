@@ -8,11 +8,12 @@
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
+pub use crate::explain::coref::{Baseline, CorefReport, HeadScore};
 use crate::infer::batch_of;
 use crate::model::forward::ForwardOptions;
 use crate::tokenize::Encoded;
 use ndarray::Axis;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// One sentence: character offsets [start, end) of the pronoun, its antecedent and the distractor.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -37,32 +38,6 @@ pub fn parse_items(text: &str) -> Result<Vec<CorefItem>> {
     Ok(items)
 }
 
-/// A head's share of sentences where it prefers the antecedent, on each split.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HeadScore {
-    pub layer: usize,
-    pub head: usize,
-    pub dev: f32,
-    pub test: f32,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CorefReport {
-    pub dev_sentences: usize,
-    pub test_sentences: usize,
-    /// The head with the highest dev share (ties: the first in HF's order).
-    pub best: HeadScore,
-    /// The share where the noun nearest to the pronoun is its antecedent.
-    pub nearest_noun: Baseline,
-    pub heads: Vec<HeadScore>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Baseline {
-    pub dev: f32,
-    pub test: f32,
-}
-
 /// The token of `enc`'s first text that holds character `at` (a word's first piece).
 fn token_at(enc: &Encoded, at: usize, item: &CorefItem) -> Result<usize> {
     (0..enc.input_ids.len())
@@ -70,23 +45,76 @@ fn token_at(enc: &Encoded, at: usize, item: &CorefItem) -> Result<usize> {
         .ok_or_else(|| BertError::Input(format!("no token at character {at} of {:?} (cut off?)", item.text)))
 }
 
-/// For each head (layer-major), whether it prefers the antecedent in each item.
-async fn hits(backend: &mut Backend, bert: &Bert, key: WeightsKey, items: &[CorefItem]) -> Result<Vec<Vec<bool>>> {
-    let (l, nh) = (bert.cfg.num_hidden_layers, bert.cfg.num_attention_heads);
-    let mut out = vec![Vec::with_capacity(items.len()); l * nh];
-    for item in items {
-        let enc = bert.tokenizer.encode(&item.text, None)?;
-        let (p, a, d) =
-            (token_at(&enc, item.pronoun.0, item)?, token_at(&enc, item.antecedent.0, item)?, token_at(&enc, item.distractor.0, item)?);
-        let trace = backend.forward(bert, key, &batch_of(&enc), &ForwardOptions::default()).await?;
-        for (li, layer) in trace.layers.iter().enumerate() {
-            let probs = layer.attn.probs.index_axis(Axis(0), 0); // (NH, T, T)
-            for h in 0..nh {
-                out[li * nh + h].push(probs[[h, p, a]] > probs[[h, p, d]]);
-            }
-        }
+/// For each head (layer-major), whether it prefers the antecedent in `item`.
+async fn item_hits(backend: &mut Backend, bert: &Bert, key: WeightsKey, item: &CorefItem) -> Result<Vec<bool>> {
+    let nh = bert.cfg.num_attention_heads;
+    let enc = bert.tokenizer.encode(&item.text, None)?;
+    let (p, a, d) =
+        (token_at(&enc, item.pronoun.0, item)?, token_at(&enc, item.antecedent.0, item)?, token_at(&enc, item.distractor.0, item)?);
+    let trace = backend.forward(bert, key, &batch_of(&enc), &ForwardOptions::default()).await?;
+    let mut out = Vec::with_capacity(trace.layers.len() * nh);
+    for layer in &trace.layers {
+        let probs = layer.attn.probs.index_axis(Axis(0), 0); // (NH, T, T)
+        out.extend((0..nh).map(|h| probs[[h, p, a]] > probs[[h, p, d]]));
     }
     Ok(out)
+}
+
+/// The probe as a long job: the dev sentences, then the test ones, a few at a time (`run`).
+pub struct CorefProbe {
+    dev: Vec<CorefItem>,
+    test: Vec<CorefItem>,
+    /// Per item done (dev first), each head's hit.
+    hits: Vec<Vec<bool>>,
+}
+
+impl CorefProbe {
+    pub fn new(dev: Vec<CorefItem>, test: Vec<CorefItem>) -> Self {
+        CorefProbe { dev, test, hits: vec![] }
+    }
+
+    /// Sentences probed and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.hits.len(), self.dev.len() + self.test.len())
+    }
+
+    pub fn finished(&self) -> bool {
+        self.hits.len() == self.dev.len() + self.test.len()
+    }
+
+    /// Probes up to `n` more sentences; returns how many it did.
+    pub async fn run(&mut self, backend: &mut Backend, bert: &Bert, key: WeightsKey, n: usize) -> Result<usize> {
+        let mut done = 0;
+        while done < n && !self.finished() {
+            let i = self.hits.len();
+            let item = if i < self.dev.len() { &self.dev[i] } else { &self.test[i - self.dev.len()] };
+            let h = item_hits(backend, bert, key, item).await?;
+            self.hits.push(h);
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// The report, once finished (None before).
+    pub fn report(&self, bert: &Bert) -> Option<CorefReport> {
+        if !self.finished() {
+            return None;
+        }
+        let nh = bert.cfg.num_attention_heads;
+        let n = self.hits.first().map_or(0, Vec::len);
+        let column = |rows: &[Vec<bool>], k: usize| rows.iter().map(|r| r[k]).collect::<Vec<bool>>();
+        let (hd, ht) = self.hits.split_at(self.dev.len());
+        let heads: Vec<HeadScore> =
+            (0..n).map(|k| HeadScore { layer: k / nh, head: k % nh, dev: share(&column(hd, k)), test: share(&column(ht, k)) }).collect();
+        let best = heads.iter().fold(heads[0].clone(), |b, h| if h.dev > b.dev { h.clone() } else { b });
+        Some(CorefReport {
+            dev_sentences: self.dev.len(),
+            test_sentences: self.test.len(),
+            best,
+            nearest_noun: Baseline { dev: nearest_noun(&self.dev), test: nearest_noun(&self.test) },
+            heads,
+        })
+    }
 }
 
 fn share(v: &[bool]) -> f32 {
@@ -100,20 +128,9 @@ fn nearest_noun(items: &[CorefItem]) -> f32 {
 
 /// Every head's shares on `dev` and `test`, the best head (by dev) and the baseline.
 pub async fn probe(backend: &mut Backend, bert: &Bert, key: WeightsKey, dev: &[CorefItem], test: &[CorefItem]) -> Result<CorefReport> {
-    let nh = bert.cfg.num_attention_heads;
-    let (hd, ht) = (hits(backend, bert, key, dev).await?, hits(backend, bert, key, test).await?);
-    let heads: Vec<HeadScore> = hd
-        .iter()
-        .zip(&ht)
-        .enumerate()
-        .map(|(k, (d, t))| HeadScore { layer: k / nh, head: k % nh, dev: share(d), test: share(t) })
-        .collect();
-    let best = heads.iter().fold(heads[0].clone(), |b, h| if h.dev > b.dev { h.clone() } else { b });
-    Ok(CorefReport {
-        dev_sentences: dev.len(),
-        test_sentences: test.len(),
-        best,
-        nearest_noun: Baseline { dev: nearest_noun(dev), test: nearest_noun(test) },
-        heads,
-    })
+    let mut job = CorefProbe::new(dev.to_vec(), test.to_vec());
+    while !job.finished() {
+        job.run(backend, bert, key, 64).await?;
+    }
+    Ok(job.report(bert).expect("finished"))
 }

@@ -9,6 +9,7 @@ pub mod attention_views;
 pub mod attribute_bench;
 pub mod chart;
 pub mod colormap;
+pub mod coref;
 pub mod decode;
 pub mod diverging;
 pub mod embeddings;

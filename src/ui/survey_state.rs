@@ -2,6 +2,7 @@
 //! (kept per model, so switching back shows it again without a new scan), the role picked in the
 //! filter and the head in focus. Pure: tested natively.
 
+use crate::explain::coref::CorefReport;
 use crate::explain::head_stats::{HeadStats, Role, SurveyReport};
 use crate::worker::protocol::SurveyEvent;
 use std::rc::Rc;
@@ -10,8 +11,10 @@ use std::rc::Rc;
 pub struct SurveyView {
     /// The model the report and the progress are for (its label).
     pub model: String,
-    /// A survey runs (or is paused) in the worker.
+    /// A survey or the coreference probe runs (or is paused) in the worker.
     pub active: bool,
+    /// Which: the probe (true) or the survey.
+    pub probing: bool,
     pub running: bool,
     pub done: usize,
     pub total: usize,
@@ -24,20 +27,27 @@ pub struct SurveyView {
     pub focus: Option<(usize, usize)>,
     /// Reports of the models surveyed before (model label, report).
     done_for: Vec<(String, Rc<SurveyReport>)>,
+    /// The coreference probe's report, and those of the models probed before.
+    pub coref: Option<Rc<CorefReport>>,
+    coref_for: Vec<(String, Rc<CorefReport>)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum SurveyAction {
-    /// The page asked the worker to start (for this model).
+    /// The page asked the worker to start the survey (for this model).
     Started(String),
+    /// ... or the coreference probe.
+    StartedProbe(String),
     Filter(Option<Role>),
     Focus(Option<(usize, usize)>),
 }
 
 impl SurveyView {
     pub fn apply(&mut self, a: SurveyAction) {
+        let probing = matches!(a, SurveyAction::StartedProbe(_));
         match a {
-            SurveyAction::Started(model) => {
+            SurveyAction::Started(model) | SurveyAction::StartedProbe(model) => {
+                self.probing = probing;
                 self.model = model;
                 (self.active, self.running, self.done, self.total, self.ms) = (true, true, 0, 0, 0.0);
                 self.error = None;
@@ -59,6 +69,13 @@ impl SurveyView {
                 (self.active, self.running, self.done, self.ms) = (false, false, self.total, ms);
                 self.report = Some(report);
             }
+            SurveyEvent::CorefDone { report, ms } => {
+                let report = Rc::new(*report);
+                self.coref_for.retain(|(m, _)| *m != self.model);
+                self.coref_for.push((self.model.clone(), report.clone()));
+                (self.active, self.running, self.done, self.ms) = (false, false, self.total, ms);
+                self.coref = Some(report);
+            }
             SurveyEvent::Stopped(why) => {
                 (self.active, self.running) = (false, false);
                 self.error = why;
@@ -73,6 +90,7 @@ impl SurveyView {
         }
         self.model = model.to_string();
         self.report = self.done_for.iter().find(|(m, _)| m == model).map(|(_, r)| r.clone());
+        self.coref = self.coref_for.iter().find(|(m, _)| m == model).map(|(_, r)| r.clone());
         (self.active, self.running, self.done, self.total) = (false, false, 0, 0);
         self.focus = None;
     }
@@ -121,6 +139,27 @@ mod tests {
         assert!(v.report.is_none(), "another model: no report until surveyed");
         v.switch_model("MiniLM");
         assert!(v.report.is_some(), "back: the report kept for it");
+    }
+
+    #[test]
+    fn the_probe_s_report_is_kept_per_model_beside_the_survey_s() {
+        let mut v = SurveyView::default();
+        v.apply(SurveyAction::StartedProbe("MiniLM".into()));
+        assert!(v.probing && v.active);
+        let best = crate::explain::coref::HeadScore { layer: 0, head: 9, dev: 0.9, test: 0.88 };
+        let report = CorefReport {
+            dev_sentences: 2,
+            test_sentences: 2,
+            best: best.clone(),
+            nearest_noun: crate::explain::coref::Baseline { dev: 0.5, test: 0.5 },
+            heads: vec![best],
+        };
+        v.on_event(SurveyEvent::CorefDone { report: Box::new(report), ms: 3.0 });
+        assert!(!v.active && v.coref.as_ref().is_some_and(|r| r.best.head == 9) && v.report.is_none());
+        v.switch_model("bert-tiny");
+        assert!(v.coref.is_none());
+        v.switch_model("MiniLM");
+        assert!(v.coref.is_some());
     }
 
     #[test]

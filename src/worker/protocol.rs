@@ -182,12 +182,17 @@ pub enum FromEngine {
     Survey(SurveyEvent),
 }
 
-/// What the head map asks of the worker.
+/// What the head map asks of the worker (one job at a time: a new one replaces it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SurveyCmd {
     /// Survey the text at this absolute URL (one sentence a line) with the explainer's model.
     Start {
         url: String,
+    },
+    /// Run the coreference probe on these sentence sets (absolute URLs of JSON lines).
+    Coref {
+        dev_url: String,
+        test_url: String,
     },
     Pause,
     Resume,
@@ -197,8 +202,8 @@ pub enum SurveyCmd {
 /// Worker -> head map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SurveyEvent {
-    /// Sentences surveyed of `total`, milliseconds of work so far, whether it is running (false:
-    /// paused).
+    /// Sentences done of `total` (the survey's or the probe's), milliseconds of work so far,
+    /// whether it is running (false: paused).
     Progress {
         done: usize,
         total: usize,
@@ -207,6 +212,10 @@ pub enum SurveyEvent {
     },
     Done {
         report: Box<crate::explain::head_stats::SurveyReport>,
+        ms: f64,
+    },
+    CorefDone {
+        report: Box<crate::explain::coref::CorefReport>,
         ms: f64,
     },
     /// It stopped: cancelled (None) or failed (why).

@@ -109,6 +109,7 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Device(DevicePref::Cpu),
         ToEngine::BenchAttribution { rounds: 3 },
         ToEngine::Survey(SurveyCmd::Start { url: "http://127.0.0.1/corpora/survey-sample.txt".into() }),
+        ToEngine::Survey(SurveyCmd::Coref { dev_url: "http://127.0.0.1/datasets/coref/dev.jsonl".into(), test_url: "t".into() }),
         ToEngine::Survey(SurveyCmd::Pause),
         ToEngine::Survey(SurveyCmd::Resume),
         ToEngine::Survey(SurveyCmd::Cancel),
@@ -242,6 +243,16 @@ fn every_message_survives_the_workers_codec() {
             }),
             ms: 40.0,
         }),
+        FromEngine::Survey(SurveyEvent::CorefDone {
+            report: Box::new({
+                let items = crate::app::coref_probe::parse_items(
+                    "{\"text\": \"the cat sat.\", \"pronoun\": [0, 3], \"antecedent\": [4, 7], \"distractor\": [8, 11]}",
+                )
+                .unwrap();
+                block_on(crate::app::coref_probe::probe(&mut crate::backend::Backend::cpu(), &bert, (0, 0), &items, &items)).unwrap()
+            }),
+            ms: 9.0,
+        }),
         FromEngine::Survey(SurveyEvent::Stopped(Some("The model changed".into()))),
         FromEngine::Survey(SurveyEvent::Stopped(None)),
     ];
@@ -259,6 +270,7 @@ fn every_message_survives_the_workers_codec() {
             ToEngine::BenchAttribution { .. } => 22,
             ToEngine::Survey(c) => match c {
                 SurveyCmd::Start { .. } => 23,
+                SurveyCmd::Coref { .. } => 27,
                 SurveyCmd::Pause => 24,
                 SurveyCmd::Resume => 25,
                 SurveyCmd::Cancel => 26,
@@ -289,7 +301,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 27, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 28, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -308,6 +320,7 @@ fn every_message_survives_the_workers_codec() {
             FromEngine::Survey(e) => match e {
                 SurveyEvent::Progress { .. } => 38,
                 SurveyEvent::Done { .. } => 39,
+                SurveyEvent::CorefDone { .. } => 42,
                 SurveyEvent::Stopped(Some(_)) => 40,
                 SurveyEvent::Stopped(None) => 41,
             },
@@ -345,5 +358,5 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 42, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 43, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

@@ -64,7 +64,7 @@ export default async (h) => {
     await page.context().close();
   });
 
-  await test("head map on MiniLM-L6: 1,000 sentences on the CPU path, at least three roles among its 72 heads", async () => {
+  await test("head map on MiniLM-L6: 1,000 sentences on the CPU path, at least three roles among its 72 heads; the coreference probe", async () => {
     const page = await newPage("?device=cpu", { shipped: true });
     await loadedWith(page, '"MiniLM-L6"', 4 * TIMEOUT);
     await settled(page);
@@ -79,6 +79,18 @@ export default async (h) => {
     assert(r.length === 72, `72 heads: ${r.length}`);
     assert(kinds.length >= 3, `at least three roles: ${kinds}`);
     await shot(page, "heads-02-map-minilm", sel("head-map"));
+    // the coreference probe: its best head beats the nearest noun on held-out sentences, and opens on the seed's sentence
+    const p0 = Date.now();
+    await page.click(sel("coref-start"));
+    await page.waitForSelector(sel("coref-result"), { timeout: 300_000 });
+    const best = await page.$eval(sel("coref-result"), (e) => [Number(e.dataset.layer), Number(e.dataset.head), Number(e.dataset.test)]);
+    metrics.coref_minilm = { seconds: (Date.now() - p0) / 1000, best };
+    assert(best[2] > 0.5, `the best head ${best} beats the nearest noun (50%) on the held-out sentences`);
+    await page.click(sel("coref-open"));
+    await settled(page);
+    assert(/shivas was hit by a bus because he crossed/.test(await page.inputValue(sel("text-input"))), "the seed's sentence");
+    assert((await urlOf(page)).includes(`head=${best[0]}.${best[1]}`), `its head is open: ${await urlOf(page)}`);
+    await shot(page, "heads-04-coref", sel("coref-result"));
     await page.context().close();
   });
 

@@ -1,12 +1,16 @@
-//! The head survey in the page (`app::head_survey`): the text through the explainer's model a few
-//! sentences at a time (about `SLICE_MS`), then back to the event loop, so the page answers
-//! meanwhile; progress after each slice; pause, resume, cancel; the report when done. A model
-//! change stops it (its numbers would mix two models).
+//! The head map's long jobs in the page: the head survey (`app::head_survey`) and the coreference
+//! probe (`app::coref_probe`), one at a time, with the explainer's model, a few sentences at a time
+//! (about `SLICE_MS`), then back to the event loop, so the page answers meanwhile; progress after
+//! each slice; pause, resume, cancel; the report when done. A model change stops it (its numbers
+//! would mix two models).
 
 use super::train::fetch_text;
 use super::{pick, Scope, Worker, SLICE_MS};
+use crate::app::coref_probe::{parse_items, CorefProbe};
 use crate::app::head_survey::HeadSurvey;
 use crate::backend::{Backend, WeightsKey};
+use crate::bundle::Bert;
+use crate::error::Result;
 use crate::worker::fetch::now_ms;
 use crate::worker::protocol::{FromEngine, SurveyCmd, SurveyEvent};
 use futures::SinkExt;
@@ -14,10 +18,45 @@ use futures::SinkExt;
 /// Example sentences kept per head.
 const EXAMPLES: usize = 3;
 
+enum Job {
+    Survey(HeadSurvey),
+    Coref(CorefProbe),
+}
+
+impl Job {
+    fn progress(&self) -> (usize, usize) {
+        match self {
+            Job::Survey(j) => j.progress(),
+            Job::Coref(j) => j.progress(),
+        }
+    }
+
+    fn finished(&self) -> bool {
+        match self {
+            Job::Survey(j) => j.finished(),
+            Job::Coref(j) => j.finished(),
+        }
+    }
+
+    async fn run(&mut self, b: &mut Backend, bert: &Bert, key: WeightsKey) -> Result<usize> {
+        match self {
+            Job::Survey(j) => j.run(b, bert, key, 1).await,
+            Job::Coref(j) => j.run(b, bert, key, 1).await,
+        }
+    }
+
+    fn done(&self, bert: &Bert, ms: f64) -> SurveyEvent {
+        match self {
+            Job::Survey(j) => SurveyEvent::Done { report: Box::new(j.report()), ms },
+            Job::Coref(j) => SurveyEvent::CorefDone { report: Box::new(j.report(bert).expect("finished")), ms },
+        }
+    }
+}
+
 pub(super) struct Surveying {
-    job: HeadSurvey,
+    job: Job,
     running: bool,
-    /// The model it surveys (another one answering stops it).
+    /// The model it runs on (another one answering stops it).
     key: WeightsKey,
     ms: f64,
 }
@@ -32,28 +71,43 @@ async fn send(scope: &mut Scope, ev: SurveyEvent) -> bool {
     scope.send(FromEngine::Survey(ev)).await.is_ok()
 }
 
+/// The coreference probe's two sets, fetched.
+async fn coref_job(dev_url: &str, test_url: &str) -> std::result::Result<Job, String> {
+    let dev = parse_items(&fetch_text(dev_url, "the probe's sentences").await?).map_err(|e| format!("{dev_url}: {e}"))?;
+    let test = parse_items(&fetch_text(test_url, "the probe's sentences").await?).map_err(|e| format!("{test_url}: {e}"))?;
+    Ok(Job::Coref(CorefProbe::new(dev, test)))
+}
+
 impl Worker {
     /// A command of the head map; false when the page has gone.
     pub(super) async fn survey(&mut self, cmd: SurveyCmd, scope: &mut Scope) -> bool {
-        match cmd {
-            SurveyCmd::Start { url } => {
-                self.surveying = None;
-                let Some((bert, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
-                    return send(scope, SurveyEvent::Stopped(Some("The model is not loaded yet.".into()))).await;
-                };
-                let text = match fetch_text(&url, "the survey's text").await {
-                    Ok(t) => t,
-                    Err(e) => return send(scope, SurveyEvent::Stopped(Some(e))).await,
-                };
-                match HeadSurvey::new(bert, &text, EXAMPLES) {
-                    Ok(job) => {
-                        let (done, total) = job.progress();
-                        self.surveying = Some(Surveying { job, running: true, key, ms: 0.0 });
-                        send(scope, SurveyEvent::Progress { done, total, ms: 0.0, running: true }).await
-                    }
-                    Err(e) => send(scope, SurveyEvent::Stopped(Some(e.to_string()))).await,
+        let start = match &cmd {
+            SurveyCmd::Start { .. } | SurveyCmd::Coref { .. } => true,
+            _ => false,
+        };
+        if start {
+            self.surveying = None;
+            let Some((bert, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
+                return send(scope, SurveyEvent::Stopped(Some("The model is not loaded yet.".into()))).await;
+            };
+            let job = match &cmd {
+                SurveyCmd::Start { url } => match fetch_text(url, "the survey's text").await {
+                    Ok(text) => HeadSurvey::new(bert, &text, EXAMPLES).map(Job::Survey).map_err(|e| e.to_string()),
+                    Err(e) => Err(e),
+                },
+                SurveyCmd::Coref { dev_url, test_url } => coref_job(dev_url, test_url).await,
+                _ => unreachable!("a start"),
+            };
+            return match job {
+                Ok(job) => {
+                    let (done, total) = job.progress();
+                    self.surveying = Some(Surveying { job, running: true, key, ms: 0.0 });
+                    send(scope, SurveyEvent::Progress { done, total, ms: 0.0, running: true }).await
                 }
-            }
+                Err(e) => send(scope, SurveyEvent::Stopped(Some(e))).await,
+            };
+        }
+        match cmd {
             SurveyCmd::Pause | SurveyCmd::Resume => match &mut self.surveying {
                 Some(s) => {
                     s.running = cmd == SurveyCmd::Resume;
@@ -63,26 +117,26 @@ impl Worker {
                 }
                 None => true,
             },
-            SurveyCmd::Cancel => {
+            _ => {
                 let had = self.surveying.take().is_some();
                 !had || send(scope, SurveyEvent::Stopped(None)).await
             }
         }
     }
 
-    /// A few sentences of the running survey; false when the page has gone.
+    /// A few sentences of the running job; false when the page has gone.
     pub(super) async fn survey_slice(&mut self, scope: &mut Scope) -> bool {
         let model = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned);
         let Some(s) = self.surveying.as_mut() else { return true };
         let Some((bert, key)) = model.filter(|&(_, k)| k == s.key) else {
             self.surveying = None;
-            let why = "The model changed, so the survey stopped: start it again for this model.";
+            let why = "The model changed, so the run stopped: start it again for this model.";
             return send(scope, SurveyEvent::Stopped(Some(why.into()))).await;
         };
         let t0 = now_ms();
         let mut cpu = Backend::cpu();
         while now_ms() - t0 < SLICE_MS && !s.job.finished() {
-            if let Err(e) = s.job.run(&mut cpu, bert, key, 1).await {
+            if let Err(e) = s.job.run(&mut cpu, bert, key).await {
                 self.surveying = None;
                 return send(scope, SurveyEvent::Stopped(Some(e.to_string()))).await;
             }
@@ -90,9 +144,9 @@ impl Worker {
         s.ms += now_ms() - t0;
         let (done, total) = s.job.progress();
         if s.job.finished() {
-            let (report, ms) = (Box::new(s.job.report()), s.ms);
+            let ev = s.job.done(bert, s.ms);
             self.surveying = None;
-            return send(scope, SurveyEvent::Done { report, ms }).await;
+            return send(scope, ev).await;
         }
         let ev = SurveyEvent::Progress { done, total, ms: s.ms, running: true };
         send(scope, ev).await

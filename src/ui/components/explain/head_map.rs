@@ -13,6 +13,11 @@ use yew::prelude::*;
 
 /// The bundled sentences (www/corpora/survey-sample.txt).
 pub const SAMPLE: &str = "corpora/survey-sample.txt";
+/// The coreference probe's sentences (www/datasets/coref/, scripts/make_coref_probe.py).
+pub const COREF_DEV: &str = "datasets/coref/dev.jsonl";
+pub const COREF_TEST: &str = "datasets/coref/test.jsonl";
+/// The seed material's sentence: which word does "he" attend to?
+pub const SEED: &str = "shivas was hit by a bus because he crossed the street.";
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -71,6 +76,28 @@ pub fn HeadMap(p: &Props) -> Html {
             engine.send(ToEngine::Survey(SurveyCmd::Start { url: absolute(SAMPLE) }));
         })
     };
+    let probe = {
+        let (engine, on_action, model) = (engine.clone(), p.on_action.clone(), p.model.to_string());
+        Callback::from(move |_: MouseEvent| {
+            on_action.emit(SurveyAction::StartedProbe(model.clone()));
+            engine.send(ToEngine::Survey(SurveyCmd::Coref { dev_url: absolute(COREF_DEV), test_url: absolute(COREF_TEST) }));
+        })
+    };
+    let coref = v.coref.as_ref().map(|r| {
+        let b = &r.best;
+        let (l, h) = (b.layer, b.head);
+        let cb = p.on_example.clone();
+        html! {
+            <div class="coref" data-testid="coref-result" data-layer={l.to_string()} data-head={h.to_string()} data-test={b.test.to_string()}>
+                <p>{ format!(
+                    "Layer {l}, head {h} links a pronoun to its noun best: in {:.0}% of {} held-out sentences such as \u{201c}the boy told the girl that he was late\u{201d}, \u{201c}he\u{201d} attends more to \u{201c}boy\u{201d} than to \u{201c}girl\u{201d} (picked on {} other sentences, where it scored {:.0}%). Guessing the nearest noun is right {:.0}% of the time.",
+                    100.0 * b.test, r.test_sentences, r.dev_sentences, 100.0 * b.dev, 100.0 * r.nearest_noun.test) }</p>
+                <button data-testid="coref-open" onclick={Callback::from(move |_: MouseEvent| cb.emit((SEED.to_string(), (l, h))))}>
+                    { format!("Open layer {l}, head {h} on \u{201c}{SEED}\u{201d}") }
+                </button>
+            </div>
+        }
+    });
     let controls = if v.active {
         let pause_or_resume = match v.running {
             true => html! { <button data-testid="survey-pause" onclick={send(SurveyCmd::Pause)}>{ "Pause" }</button> },
@@ -79,7 +106,7 @@ pub fn HeadMap(p: &Props) -> Html {
         html! {
             <div class="survey-run" data-testid="survey-progress" data-done={v.done.to_string()} data-total={v.total.to_string()}>
                 <progress max={v.total.max(1).to_string()} value={v.done.to_string()} />
-                <span>{ format!("{} of {} sentences, {:.1} s{}", v.done, v.total, v.ms / 1000.0, if v.running { "" } else { " (paused)" }) }</span>
+                <span>{ format!("{}: {} of {} sentences, {:.1} s{}", if v.probing { "Probing" } else { "Surveying" }, v.done, v.total, v.ms / 1000.0, if v.running { "" } else { " (paused)" }) }</span>
                 { pause_or_resume }
                 <button data-testid="survey-cancel" onclick={send(SurveyCmd::Cancel)}>{ "Cancel" }</button>
             </div>
@@ -90,12 +117,13 @@ pub fn HeadMap(p: &Props) -> Html {
             <div class="survey-run">
                 <button data-testid="survey-start" onclick={start}>{ label }</button>
                 <span class="hint">{ format!("Runs \"{}\" on 1,000 Wikipedia sentences it was not trained on (held out; CC BY-SA) and measures where each head looks.", p.model) }</span>
+                <button data-testid="coref-start" onclick={probe}>{ "Which head links \u{201c}he\u{201d} to its noun?" }</button>
             </div>
         }
     };
     let error = v.error.as_ref().map(|e| html! { <p class="error" role="alert" data-testid="survey-error">{ e.clone() }</p> });
     let Some(report) = v.report.clone() else {
-        return html! { <div class="head-map" data-testid="head-map">{ controls }{ for error }</div> };
+        return html! { <div class="head-map" data-testid="head-map">{ controls }{ for error }{ for coref }</div> };
     };
 
     let counts = v.role_counts();
@@ -186,6 +214,7 @@ pub fn HeadMap(p: &Props) -> Html {
         <div class="head-map" data-testid="head-map" data-sentences={report.sentences.to_string()}>
             { controls }
             { for error }
+            { for coref }
             <p class="hint">{ format!(
                 "{} sentences, {} queries. Each cell is one head, coloured by what it does most (docs/heads.md): most heads park their attention on [CLS] or [SEP] (a no-op); the rest show among the ordinary tokens. Hover or focus a cell for its numbers; click it to open it above; pick a role to pick out its heads.",
                 report.sentences, report.queries) }</p>
