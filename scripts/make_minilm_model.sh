@@ -65,7 +65,9 @@ if [ "$STEPS2" -gt 0 ]; then
 else
   rm -rf "$OUT32" && cp -r "$RUN/phase1" "$OUT32" && cp "$RUN/train.jsonl" "$RUN/train-all.jsonl"
 fi
-rm -rf "$OUT" && $B convert --model "$OUT32" --dtype f16 --out "$OUT"
+# the weights and tokenizer into $OUT (MODEL_CARD.md there is written by hand and stays)
+rm -rf "$OUT.new" && $B convert --model "$OUT32" --dtype f16 --out "$OUT.new"
+mkdir -p "$OUT" && mv "$OUT.new"/* "$OUT"/ && rmdir "$OUT.new"
 cp "$BASE/LICENSE" "$BASE/NOTICE" "$BASE/tokenizer_config.json" "$OUT/"
 cp "$RUN/train-all.jsonl" "$OUT/train-log.jsonl"
 echo "cloze, f16:  $($B cloze --model "$OUT")"
