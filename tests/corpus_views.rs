@@ -86,3 +86,38 @@ fn bad_input_is_one_clear_line() {
     let qk = block_on(queries_and_keys(&mut Backend::cpu(), &bert, KEY, "hello", 1, 0)).err().unwrap().to_string();
     assert!(qk.contains("fewer than two tokens"), "{qk}");
 }
+
+#[test]
+fn the_page_s_int8_index_finds_what_the_exact_search_finds() {
+    use bertscope::app::head_survey::HeadSurvey;
+    let r = reference();
+    let text = corpus(&r);
+    let bert = Bert::from_dir(Path::new("www/models/bert-tiny")).unwrap();
+    let mut s = HeadSurvey::new(&bert, &text, 1).unwrap().with_index(&bert);
+    block_on(s.run(&mut Backend::cpu(), &bert, KEY, 1000)).unwrap();
+    let index = s.take_index().unwrap();
+    assert_eq!(index.bytes(), index.len() * (3 * 128 + 2 * 128), "int8: (L+1) hidden states and L layers' heads a token");
+    let query = "the river bank was muddy after the rain.";
+    let enc = bert.tokenizer.encode(query, None).unwrap();
+    let trace = block_on(Backend::cpu().forward(&bert, KEY, &bertscope::infer::batch_of(&enc), &Default::default())).unwrap();
+    for space in [Space::Hidden { layer: 0 }, Space::Hidden { layer: 2 }, Space::Head { layer: 1, head: 1 }] {
+        let q: Vec<f32> = match space {
+            Space::Hidden { layer } => trace.hidden[layer].row(3).to_vec(),
+            Space::Head { layer, head } => trace.layers[layer - 1].context.row(3).iter().skip(head * 64).take(64).copied().collect(),
+        };
+        let got = index.search(&q, space, 10);
+        let exact = block_on(search(&mut Backend::cpu(), &bert, KEY, &text, query, 3, space, 10)).unwrap().matches;
+        for (g, e) in got.iter().zip(&exact) {
+            assert!((g.score - e.score).abs() < 0.01, "{space:?}: {} vs exact {}", g.score, e.score);
+            if (g.line, g.position) == (e.line, e.position) {
+                assert_eq!(g.pieces[g.position], e.token, "the match's piece in its line");
+            }
+        }
+        // the same tokens, but where two exact scores are closer than the int8 error
+        let ids = |v: &[(usize, usize)]| v.to_vec();
+        let g: Vec<(usize, usize)> = got.iter().map(|m| (m.line, m.position)).collect();
+        let e: Vec<(usize, usize)> = exact.iter().map(|m| (m.line, m.position)).collect();
+        let shared = g.iter().filter(|x| e.contains(x)).count();
+        assert!(shared >= 8, "{space:?}: {} of the exact top 10 found: {:?} vs {:?}", shared, ids(&g), ids(&e));
+    }
+}

@@ -3,6 +3,7 @@
 //! It runs in slices of a few sentences (`run`), so a caller can answer between them, stop calling
 //! to pause, or drop it to cancel; `report` is ready at any point.
 
+use crate::app::corpus_index::CorpusIndex;
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
@@ -16,6 +17,8 @@ use ndarray::Axis;
 pub struct HeadSurvey {
     /// (line in the text from 0, the line) of the non-empty lines.
     lines: Vec<(usize, String)>,
+    /// The search index the same scan fills (`with_index`).
+    index: Option<CorpusIndex>,
     next: usize,
     survey: Survey,
     truncated: usize,
@@ -53,7 +56,19 @@ impl HeadSurvey {
             return Err(BertError::Input("the text has no sentences: give one per line".into()));
         }
         let (l, nh) = (bert.cfg.num_hidden_layers, bert.cfg.num_attention_heads);
-        Ok(HeadSurvey { lines, next: 0, survey: Survey::new(l, nh, examples), truncated: 0 })
+        Ok(HeadSurvey { lines, index: None, next: 0, survey: Survey::new(l, nh, examples), truncated: 0 })
+    }
+
+    /// Also fill a corpus search index from the same forwards (`take_index` once finished).
+    pub fn with_index(mut self, bert: &Bert) -> Self {
+        let c = &bert.cfg;
+        self.index = Some(CorpusIndex::new(c.num_hidden_layers, c.num_attention_heads, c.hidden_size));
+        self
+    }
+
+    /// The index, once (None without `with_index`).
+    pub fn take_index(&mut self) -> Option<CorpusIndex> {
+        self.index.take()
     }
 
     /// Sentences surveyed and in all.
@@ -85,6 +100,10 @@ impl HeadSurvey {
                 debug_assert!(h < heads);
                 &flat[l][h * t * t..(h + 1) * t * t]
             });
+            if let Some(index) = &mut self.index {
+                let pieces = enc.tokens.iter().map(|p| bert.tokenizer.readable(p)).collect();
+                index.add(*line, &enc, pieces, &trace);
+            }
             self.truncated += usize::from(enc.truncated);
             self.next += 1;
             done += 1;

@@ -4,6 +4,7 @@
 //! on its trace, not a new forward.
 
 pub mod coref_probe;
+pub mod corpus_index;
 pub mod corpus_views;
 pub mod explainer;
 pub mod head_survey;

@@ -10,6 +10,7 @@ pub mod attribute_bench;
 pub mod chart;
 pub mod colormap;
 pub mod coref;
+pub mod corpus_search;
 pub mod decode;
 pub mod diverging;
 pub mod embeddings;

@@ -128,6 +128,9 @@ pub struct AppState {
     pub survey: super::survey_state::SurveyView,
     /// The logit lens is open (each request then asks for it).
     pub lens_open: bool,
+    /// The last corpus search's answer, or why there is none.
+    pub search: Option<Rc<crate::explain::corpus_search::SearchView>>,
+    pub search_error: Option<String>,
 }
 
 /// Integrated-gradient steps the page asks for.
@@ -222,6 +225,8 @@ impl AppState {
             bench: None,
             survey: Default::default(),
             lens_open: url.open.iter().any(|f| f == "lens"),
+            search: None,
+            search_error: None,
         }
     }
 

@@ -29,6 +29,8 @@ pub enum ToEngine {
     Device(DevicePref),
     /// The head survey over a text, with the explainer's model (a long job in slices).
     Survey(SurveyCmd),
+    /// Search the surveyed sentences for the tokens closest to one of the current sentence's.
+    Search(crate::explain::corpus_search::SearchRequest),
     /// Time the attribution rows (`explain::attribute_bench`) over this many rounds on the loaded
     /// model, in the worker (`?bench=attribution`; the answer is `Bench`).
     BenchAttribution { rounds: usize },
@@ -180,6 +182,8 @@ pub enum FromEngine {
     /// sent once, after `Loaded` and `ModelChanged`).
     Positions(Box<PositionView>),
     Survey(SurveyEvent),
+    /// The answer to `Search`, or why there is none.
+    Search(std::result::Result<Box<crate::explain::corpus_search::SearchView>, String>),
 }
 
 /// What the head map asks of the worker (one job at a time: a new one replaces it).

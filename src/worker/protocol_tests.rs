@@ -110,6 +110,7 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::BenchAttribution { rounds: 3 },
         ToEngine::Survey(SurveyCmd::Start { url: "http://127.0.0.1/corpora/survey-sample.txt".into() }),
         ToEngine::Survey(SurveyCmd::Coref { dev_url: "http://127.0.0.1/datasets/coref/dev.jsonl".into(), test_url: "t".into() }),
+        ToEngine::Search(crate::explain::corpus_search::SearchRequest { req: req.clone(), position: 2, layer: 1, head: Some(0), k: 20 }),
         ToEngine::Survey(SurveyCmd::Pause),
         ToEngine::Survey(SurveyCmd::Resume),
         ToEngine::Survey(SurveyCmd::Cancel),
@@ -255,6 +256,22 @@ fn every_message_survives_the_workers_codec() {
         }),
         FromEngine::Survey(SurveyEvent::Stopped(Some("The model changed".into()))),
         FromEngine::Survey(SurveyEvent::Stopped(None)),
+        FromEngine::Search(Ok(Box::new(crate::explain::corpus_search::SearchView {
+            token: "cat".into(),
+            position: 2,
+            layer: 1,
+            head: None,
+            matches: vec![crate::explain::corpus_search::IndexMatch {
+                line: 4,
+                position: 1,
+                score: 0.93,
+                pieces: vec!["[CLS]".into(), "cat".into(), "[SEP]".into()],
+            }],
+            same_word: 1,
+            common: vec![("cat".into(), 1)],
+            ms: 3.5,
+        }))),
+        FromEngine::Search(Err("Survey the 1,000 sentences first".into())),
     ];
     for m in &from {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -275,6 +292,7 @@ fn every_message_survives_the_workers_codec() {
                 SurveyCmd::Resume => 25,
                 SurveyCmd::Cancel => 26,
             },
+            ToEngine::Search(_) => 28,
             ToEngine::Train(c) => match c {
                 TrainCmd::Start(_) => 4,
                 TrainCmd::Step(_) => 5,
@@ -301,7 +319,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 28, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 29, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -324,6 +342,8 @@ fn every_message_survives_the_workers_codec() {
                 SurveyEvent::Stopped(Some(_)) => 40,
                 SurveyEvent::Stopped(None) => 41,
             },
+            FromEngine::Search(Ok(_)) => 43,
+            FromEngine::Search(Err(_)) => 44,
             FromEngine::Train(e) => match e {
                 TrainEvent::Preparing(_) => 9,
                 TrainEvent::Ready { .. } => 10,
@@ -358,5 +378,5 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 43, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 45, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

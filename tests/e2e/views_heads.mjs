@@ -55,6 +55,19 @@ export default async (h) => {
     await ex.click();
     await settled(page);
     assert((await page.inputValue(sel("text-input"))) === exText, "the example is in the text box");
+    // search the surveyed sentences: the closest tokens to "cat" after the last layer
+    await setText(page, "text-input", "the cat sat on the mat.");
+    await page.selectOption(sel("search-token"), "2");
+    await page.click(sel("search-go"));
+    await page.waitForSelector(sel("search-match"), { timeout: TIMEOUT });
+    const matches = await page.$$eval(sel("search-match"), (rs) => rs.map((r) => Number(r.dataset.score)));
+    assert(matches.length === 20 && matches.every((x, i) => i === 0 || x <= matches[i - 1]), `20 matches, best first: ${matches}`);
+    assert(/closest tokens to “cat”/.test(await page.textContent(sel("search-results"))), "the summary names the token");
+    await page.selectOption(sel("search-layer"), "1");
+    await page.selectOption(sel("search-head"), "0");
+    await page.click(sel("search-go"));
+    await page.waitForFunction(() => /head 0 of layer 0/.test(document.querySelector('[data-testid="search-results"]')?.textContent || ""), null, { timeout: TIMEOUT });
+    await shot(page, "heads-05-search", sel("corpus-search"));
     // survey again, then cancel: the map of the finished survey stays
     await page.click(sel("survey-start"));
     await page.waitForSelector(sel("survey-cancel"), { timeout: TIMEOUT });

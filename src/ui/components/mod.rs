@@ -9,9 +9,9 @@ mod tune;
 
 // every component module by its name, as before the folders
 pub(crate) use explain::{
-    ablation, anatomy, attention_grid, attention_lines, attention_panel, attention_rollout, clock, compare, cosine_attention, derived,
-    embed_section, embeddings, ffn_panel, head_average, head_map, head_steps, heatmap, heatmap_detail, layer_trajectory, layers,
-    logit_lens, position_similarity, predictions, sinusoid, task_output, tokens, why,
+    ablation, anatomy, attention_grid, attention_lines, attention_panel, attention_rollout, clock, compare, corpus_search,
+    cosine_attention, derived, embed_section, embeddings, ffn_panel, head_average, head_map, head_steps, heatmap, heatmap_detail,
+    layer_trajectory, layers, logit_lens, position_similarity, predictions, sinusoid, task_output, tokens, why,
 };
 pub(crate) use shared::{
     badge, bench_table, error_box, export, fold, grid_events, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker,
@@ -32,6 +32,7 @@ pub use beam_tree::BeamTreeView;
 pub use bench_table::BenchTable;
 pub use clock::Clock;
 pub use compare::BeforePredictions;
+pub use corpus_search::CorpusSearch;
 pub use cosine_attention::CosineAttention;
 pub use decode_controls::DecodeControls;
 pub use decode_view::{DecoderAttention, NextTokens};

@@ -4,7 +4,7 @@
 
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
-    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, EmbedSection, FfnPanel, Fold, HeadMap, HeadSteps,
+    Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, CorpusSearch, EmbedSection, FfnPanel, Fold, HeadMap, HeadSteps,
     LayerTrajectory, Layers, LogitLens, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
@@ -140,6 +140,13 @@ pub fn ExplainTab(p: &Props) -> Html {
                                 on_open={to_state(d, |lh| Action::Select(Some(lh)))} {on_example} /> }
                         }
                         None => placeholder("The head map"),
+                    } }
+                    { match (&snap, state.survey.report.is_some()) {
+                        (Some(s), true) => html! { <>
+                            <h3>{ "Search the surveyed sentences" }</h3>
+                            <CorpusSearch snapshot={s.clone()} req={state.request()} view={state.search.clone()} error={state.search_error.clone()} />
+                        </> },
+                        _ => html! {},
                     } }
                 </Fold>
             </section>

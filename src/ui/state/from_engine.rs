@@ -48,6 +48,7 @@ impl AppState {
                 self.model_error = None;
                 let key = self.survey_key();
                 self.survey.switch_model(&key);
+                (self.search, self.search_error) = (None, None); // the index was the old model's
                 if replaced {
                     // another model: other tokens, so ask again with no clicked masks
                     self.masked.clear();
@@ -73,6 +74,7 @@ impl AppState {
                     self.trained = trained;
                     let key = self.survey_key();
                     self.survey.switch_model(&key);
+                    (self.search, self.search_error) = (None, None);
                     self.compare = None;
                     self.masked.clear(); // token positions differ under another vocabulary
                     self.edit += 1; // ask the new model
@@ -86,6 +88,11 @@ impl AppState {
             FromEngine::Train(_) | FromEngine::Tune(_) | FromEngine::Translate(_) => {} // the training, fine-tuning and translation reducers take these
             FromEngine::Positions(p) => self.positions = Some(Rc::new(*p)),
             FromEngine::Survey(ev) => self.survey.on_event(ev),
+            FromEngine::Search(Ok(v)) => {
+                self.search = Some(Rc::new(*v));
+                self.search_error = None;
+            }
+            FromEngine::Search(Err(e)) => self.search_error = Some(e),
             FromEngine::Why(v) => {
                 // an older request's attribution still shows until the newer one comes
                 if self.why.as_ref().is_none_or(|old| v.seq >= old.seq) {

@@ -131,6 +131,8 @@ struct Worker {
     explainer: crate::app::Explainer,
     /// The head survey, while one runs or is paused.
     surveying: Option<survey::Surveying>,
+    /// The last finished survey's search index, with the weights it was made with.
+    index: Option<(crate::backend::WeightsKey, crate::app::corpus_index::CorpusIndex)>,
 }
 
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
@@ -187,6 +189,7 @@ impl Worker {
                     self.bert = Some(b);
                     self.gpu.forget_model();
                     self.explainer.forget();
+                    self.index = None;
                     self.positions_due = true;
                     FromEngine::Loaded { info, bytes, ms }
                 }
@@ -205,6 +208,7 @@ impl Worker {
                         self.bert = Some(b);
                         self.gpu.forget_model();
                         self.explainer.forget();
+                        self.index = None;
                         self.positions_due = true;
                         FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
                     }
@@ -283,6 +287,7 @@ impl Worker {
             ToEngine::Tune(cmd) => return self.tune(cmd, scope).await,
             ToEngine::Translate(cmd) => return self.translate(cmd, scope).await,
             ToEngine::Survey(cmd) => return self.survey(cmd, scope).await,
+            ToEngine::Search(sr) => FromEngine::Search(self.search(sr).await),
             ToEngine::Device(pref) => {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())

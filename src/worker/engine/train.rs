@@ -135,6 +135,7 @@ impl Worker {
         let frame = run.frame();
         self.run = Some(run);
         self.explainer.forget();
+        self.index = None;
         self.pending.clear();
         let _ = scope.send(FromEngine::Train(ready)).await;
         if let Ok(f) = frame {

@@ -175,6 +175,7 @@ impl Worker {
         };
         self.tune = Some(run);
         self.explainer.forget();
+        self.index = None;
         self.tune_pending.clear();
         scope.send(FromEngine::Tune(ready)).await.is_ok()
     }

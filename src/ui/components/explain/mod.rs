@@ -8,6 +8,7 @@ pub(crate) mod attention_panel;
 pub(crate) mod attention_rollout;
 pub(crate) mod clock;
 pub(crate) mod compare;
+pub(crate) mod corpus_search;
 pub(crate) mod cosine_attention;
 pub(crate) mod derived;
 pub(crate) mod embed_section;
