@@ -92,6 +92,13 @@ export default async (h) => {
     assert(r.length === 72, `72 heads: ${r.length}`);
     assert(kinds.length >= 3, `at least three roles: ${kinds}`);
     await shot(page, "heads-02-map-minilm", sel("head-map"));
+    // a search over the 1,000 sentences (its time is a bench figure, recorded, not asserted)
+    await page.selectOption(sel("search-token"), "1");
+    await page.click(sel("search-go"));
+    await page.waitForSelector(sel("search-match"), { timeout: TIMEOUT });
+    const summary = await page.textContent(sel("search-results"));
+    metrics.search_minilm_ms = Number(summary.match(/\((\d+) ms\)/)[1]);
+    assert((await page.$$(sel("search-match"))).length === 20, "20 matches");
     // the coreference probe: its best head beats the nearest noun on held-out sentences, and opens on the seed's sentence
     const p0 = Date.now();
     await page.click(sel("coref-start"));
