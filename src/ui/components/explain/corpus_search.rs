@@ -29,6 +29,23 @@ fn value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
 
+/// Pieces as text: a `##` piece joined to the one before, special tokens left out.
+fn words(pieces: &[String]) -> String {
+    let mut out = String::new();
+    for p in pieces.iter().filter(|p| !(p.starts_with('[') && p.ends_with(']'))) {
+        match p.strip_prefix("##") {
+            Some(rest) if !out.is_empty() => out.push_str(rest),
+            _ => {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(p);
+            }
+        }
+    }
+    out
+}
+
 #[component]
 pub fn CorpusSearch(p: &Props) -> Html {
     let engine = use_engine();
@@ -71,9 +88,8 @@ pub fn CorpusSearch(p: &Props) -> Html {
     let error = p.error.as_ref().map(|e| html! { <p class="error" role="alert" data-testid="search-error">{ e.clone() }</p> });
     let results = p.view.as_ref().map(|v| {
         let rows = v.matches.iter().enumerate().map(|(i, m)| {
-            let inner = |a: usize, b: usize| m.pieces[a..b].iter().filter(|x| !x.starts_with('[')).cloned().collect::<Vec<_>>().join(" ");
-            let left = inner(m.position.saturating_sub(CONTEXT), m.position);
-            let right = inner((m.position + 1).min(m.pieces.len()), (m.position + 1 + CONTEXT).min(m.pieces.len()));
+            let left = words(&m.pieces[m.position.saturating_sub(CONTEXT)..m.position]);
+            let right = words(&m.pieces[(m.position + 1).min(m.pieces.len())..(m.position + 1 + CONTEXT).min(m.pieces.len())]);
             html! {
                 <tr key={i} data-testid="search-match" data-line={m.line.to_string()} data-score={m.score.to_string()}>
                     <td class="kwic-left">{ left }</td>
@@ -91,8 +107,8 @@ pub fn CorpusSearch(p: &Props) -> Html {
         };
         html! {
             <div data-testid="search-results" data-same={v.same_word.to_string()}>
-                <p>{ format!("The {} closest tokens to \u{201c}{}\u{201d} by {space} ({:.0} ms): {} are \u{201c}{}\u{201d} too; most common: {common}.",
-                    v.matches.len(), show_token(&v.token), v.ms, v.same_word, show_token(&v.token)) }</p>
+                <p>{ format!("The {} closest tokens to \u{201c}{}\u{201d} by {space} ({:.0} ms): {} {} \u{201c}{}\u{201d} too; most common: {common}.",
+                    v.matches.len(), show_token(&v.token), v.ms, v.same_word, if v.same_word == 1 { "is" } else { "are" }, show_token(&v.token)) }</p>
                 <div class="table-wrap"><table class="kwic"><tbody>{ for rows }</tbody></table></div>
             </div>
         }
