@@ -29,12 +29,13 @@ fn value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
 
-/// Pieces as text: a `##` piece joined to the one before, special tokens left out.
+/// Pieces as text: a `##` piece joined to the one before (the first one's `##` dropped: it
+/// continues the match), special tokens left out.
 fn words(pieces: &[String]) -> String {
     let mut out = String::new();
     for p in pieces.iter().filter(|p| !(p.starts_with('[') && p.ends_with(']'))) {
         match p.strip_prefix("##") {
-            Some(rest) if !out.is_empty() => out.push_str(rest),
+            Some(rest) => out.push_str(rest),
             _ => {
                 if !out.is_empty() {
                     out.push(' ');
