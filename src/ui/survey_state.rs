@@ -15,6 +15,9 @@ pub struct SurveyView {
     pub active: bool,
     /// Which: the probe (true) or the survey.
     pub probing: bool,
+    /// The last survey's search index and the worker's wasm memory after it, in bytes.
+    pub index_bytes: u64,
+    pub memory: u64,
     pub running: bool,
     pub done: usize,
     pub total: usize,
@@ -62,7 +65,8 @@ impl SurveyView {
             SurveyEvent::Progress { done, total, ms, running } => {
                 (self.active, self.running, self.done, self.total, self.ms) = (true, running, done, total, ms);
             }
-            SurveyEvent::Done { report, ms } => {
+            SurveyEvent::Done { report, ms, index_bytes, memory } => {
+                (self.index_bytes, self.memory) = (index_bytes, memory);
                 let report = Rc::new(*report);
                 self.done_for.retain(|(m, _)| *m != self.model);
                 self.done_for.push((self.model.clone(), report.clone()));
@@ -131,7 +135,7 @@ mod tests {
         assert!(v.active && v.running);
         v.on_event(SurveyEvent::Progress { done: 10, total: 1000, ms: 50.0, running: false });
         assert!(v.active && !v.running && v.done == 10);
-        v.on_event(SurveyEvent::Done { report: Box::new(report()), ms: 900.0 });
+        v.on_event(SurveyEvent::Done { report: Box::new(report()), ms: 900.0, index_bytes: 10, memory: 20 });
         assert!(!v.active && v.report.is_some() && v.done == 1000);
         assert_eq!(v.role_counts().iter().map(|(_, n)| n).sum::<usize>(), 2);
         assert_eq!(v.head(0, 0).unwrap().role, Role::Cls);

@@ -217,6 +217,9 @@ pub enum SurveyEvent {
     Done {
         report: Box<crate::explain::head_stats::SurveyReport>,
         ms: f64,
+        /// Bytes of the search index the scan filled, and of the worker's wasm memory after it.
+        index_bytes: u64,
+        memory: u64,
     },
     CorefDone {
         report: Box<crate::explain::coref::CorefReport>,

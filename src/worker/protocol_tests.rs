@@ -243,6 +243,8 @@ fn every_message_survives_the_workers_codec() {
                 s.report()
             }),
             ms: 40.0,
+            index_bytes: 1 << 20,
+            memory: 1 << 26,
         }),
         FromEngine::Survey(SurveyEvent::CorefDone {
             report: Box::new({

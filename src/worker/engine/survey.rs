@@ -49,7 +49,7 @@ impl Job {
 
     fn done(&self, bert: &Bert, ms: f64) -> SurveyEvent {
         match self {
-            Job::Survey(j) => SurveyEvent::Done { report: Box::new(j.report()), ms },
+            Job::Survey(j) => SurveyEvent::Done { report: Box::new(j.report()), ms, index_bytes: 0, memory: 0 },
             Job::Coref(j) => SurveyEvent::CorefDone { report: Box::new(j.report(bert).expect("finished")), ms },
         }
     }
@@ -67,6 +67,13 @@ impl Surveying {
     pub(super) fn running(&self) -> bool {
         self.running
     }
+}
+
+/// Bytes of the worker's wasm memory.
+fn wasm_memory() -> u64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length()
+        as u64
 }
 
 async fn send(scope: &mut Scope, ev: SurveyEvent) -> bool {
@@ -146,9 +153,13 @@ impl Worker {
         s.ms += now_ms() - t0;
         let (done, total) = s.job.progress();
         if s.job.finished() {
-            let ev = s.job.done(bert, s.ms);
+            let mut ev = s.job.done(bert, s.ms);
             if let Job::Survey(j) = &mut s.job {
                 self.index = j.take_index().map(|i| (key, i));
+            }
+            if let SurveyEvent::Done { index_bytes, memory, .. } = &mut ev {
+                *index_bytes = self.index.as_ref().map_or(0, |(_, i)| i.bytes() as u64);
+                *memory = wasm_memory();
             }
             self.surveying = None;
             return send(scope, ev).await;

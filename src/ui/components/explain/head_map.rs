@@ -211,13 +211,14 @@ pub fn HeadMap(p: &Props) -> Html {
         }
     });
     html! {
-        <div class="head-map" data-testid="head-map" data-sentences={report.sentences.to_string()}>
+        <div class="head-map" data-testid="head-map" data-sentences={report.sentences.to_string()} data-ms={v.ms.to_string()}
+            data-index-bytes={v.index_bytes.to_string()} data-memory={v.memory.to_string()}>
             { controls }
             { for error }
             { for coref }
             <p class="hint">{ format!(
-                "{} sentences, {} queries. Each cell is one head, coloured by what it does most (docs/heads.md): most heads park their attention on [CLS] or [SEP] (a no-op); the rest show among the ordinary tokens. Hover or focus a cell for its numbers; click it to open it above; pick a role to pick out its heads.",
-                report.sentences, report.queries) }</p>
+                "{} sentences, {} queries, surveyed in {:.1} s (with a search index of {:.0} MB, below). Each cell is one head, coloured by what it does most (docs/heads.md): most heads park their attention on [CLS] or [SEP] (a no-op); the rest show among the ordinary tokens. Hover or focus a cell for its numbers; click it to open it above; pick a role to pick out its heads.",
+                report.sentences, report.queries, v.ms / 1000.0, v.index_bytes as f64 / 1e6) }</p>
             <div class="role-legend" role="group" aria-label="roles">{ for legend }</div>
             <div class="map-grid" role="grid" aria-label="head roles">{ header }{ for rows }</div>
             { for detail }
