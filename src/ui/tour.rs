@@ -1,4 +1,4 @@
-//! The guided tour: twelve steps from tokens to a trained and fine-tuned model and the decoder beside it, following the seed narrative (why
+//! The guided tour: thirteen steps from tokens to a trained and fine-tuned model and the decoder beside it, following the seed narrative (why
 //! attention, Q/K/V, multi-head, positions, BERT's inputs, MLM 80/10/10, NSP), each pointing at the
 //! live view it talks about. Pure data and a cursor (tested natively); `components/tour.rs` shows it.
 
@@ -33,7 +33,7 @@ pub struct TourStep {
     pub target: &'static str,
 }
 
-pub const STEPS: [TourStep; 12] = [
+pub const STEPS: [TourStep; 13] = [
     TourStep {
         title: "1. Text becomes tokens",
         body: "BERT never sees letters: WordPiece cuts the text into pieces of a fixed vocabulary (## marks a piece that continues a word) and each piece becomes an id. [CLS] opens the input, [SEP] closes each sentence.",
@@ -65,43 +65,49 @@ pub const STEPS: [TourStep; 12] = [
         target: "section:has([data-testid=head-toggle])",
     },
     TourStep {
-        title: "6. Guessing the hidden word",
+        title: "6. What heads learn",
+        body: "Over many sentences, heads take on jobs: some look at the previous or the next word, many park on [CLS] or [SEP] when they have nothing to add. Open the head map and press Survey to see every head's job; then ask which head links \u{201c}he\u{201d} to the noun it means, as in \u{201c}shivas was hit by a bus because he crossed the street\u{201d}.",
+        tab: Tab::Explain,
+        target: "section:has([data-testid=fold-head-map])",
+    },
+    TourStep {
+        title: "7. Guessing the hidden word",
         body: "On top of the last layer, the masked-LM head turns the vector at each [MASK] into a probability for every word of the vocabulary, reading the words on both sides. Click any token above to hide it.",
         tab: Tab::Explain,
         target: "section:has([data-testid=predictions])",
     },
     TourStep {
-        title: "7. Training: mask 15%, then 80 / 10 / 10",
+        title: "8. Training: mask 15%, then 80 / 10 / 10",
         body: "BERT learns by filling gaps: 15% of the tokens are chosen; of those 80% become [MASK], 10% a random word and 10% stay, so the model cannot trust any input blindly. Only the chosen positions carry loss. Press Start above, then look at the batch here.",
         tab: Tab::Train,
         target: "section:has([data-testid=masking-view])",
     },
     TourStep {
-        title: "8. Next-sentence prediction",
+        title: "9. Next-sentence prediction",
         body: "Pre-training also gives pairs: half the time sentence B really follows A (IsNext), half the time it comes from another document (NotNext). The [CLS] vector learns to tell them apart.",
         tab: Tab::Train,
         target: "section:has([data-testid=masking-view])",
     },
     TourStep {
-        title: "9. Watch it learn",
+        title: "10. Watch it learn",
         body: "The loss falls as guesses improve; the held-out loss (text the model never trains on) tells learning from memorising. In the filmstrip, drag the sliders: heads that start uniform begin to specialise.",
         tab: Tab::Train,
         target: "section:has([data-testid=filmstrip])",
     },
     TourStep {
-        title: "10. Your model",
+        title: "11. Your model",
         body: "Save the trained model (config.json, model.safetensors, tokenizer.json: the Hugging Face layout) or tick \"use the trained model\" and go back to the first tab: every view now shows your BERT, with the loaded model's guesses beside it.",
         tab: Tab::Train,
         target: ".train-panel .controls.after",
     },
     TourStep {
-        title: "11. Fine-tune it for a task",
+        title: "12. Fine-tune it for a task",
         body: "BERT's second half: keep the pre-trained encoder, add a small head (a classifier on [CLS], a tag per token, or a start and an end vector for an answer) and train a little on labelled examples. Press Fine-tune; tick the comparison to see how far random weights get in the same steps.",
         tab: Tab::Tune,
         target: "section:has([data-testid=finetune-start])",
     },
     TourStep {
-        title: "12. The other half: a decoder",
+        title: "13. The other half: a decoder",
         body: "BERT is only the Transformer's encoder: it cannot write. Add a decoder that sees only its own earlier tokens (the causal mask) and the whole source (cross-attention), and the model can translate one token at a time. Train one here in seconds, then press Step to watch it write.",
         tab: Tab::Translate,
         target: "section:has([data-testid=translate-start])",
@@ -150,7 +156,8 @@ mod tests {
         assert_eq!(on_key(t, "x"), t);
         assert_eq!(on_key(t, "Escape").at, None);
         assert_eq!(on_key(Tour::default(), "ArrowRight"), Tour::default(), "keys do nothing while closed");
-        assert_eq!(Tour { at: Some(6) }.step().unwrap().tab, Tab::Train);
+        assert_eq!(Tour { at: Some(7) }.step().unwrap().tab, Tab::Train);
+        assert!(Tour { at: Some(5) }.step().unwrap().target.contains("fold-head-map"), "step 6: the head map");
     }
 
     #[test]
@@ -164,7 +171,7 @@ mod tests {
 
     #[test]
     fn the_steps_follow_the_narrative_and_point_at_views() {
-        assert_eq!(STEPS.len(), 12);
+        assert_eq!(STEPS.len(), 13);
         let text: String = STEPS.iter().map(|s| format!("{} {}", s.title, s.body)).collect();
         for topic in ["attention", "query", "heads", "position", "segment", "80%", "IsNext", "loss", "[MASK]", "causal", "cross-attention"]
         {

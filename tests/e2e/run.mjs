@@ -673,7 +673,7 @@ async function main() {
       assert(mean(l.slice(-10)) < mean(l.slice(0, 10)), `WebGPU loss does not fall: ${l.slice(0, 10)} ... ${l.slice(-10)}`);
     });
 
-    await test("guided tour: keys move through twelve steps across the four tabs, Esc closes", async () => {
+    await test("guided tour: keys move through thirteen steps across the four tabs, Esc closes", async () => {
       const p = await newPage();
       await settled(p);
       await p.click(sel("tour-start"));
@@ -683,10 +683,14 @@ async function main() {
       assert(await p.isVisible(`[data-tour="on"] ${sel("tokens")}`), "step 1 points at the tokens");
       await p.keyboard.press("ArrowLeft");
       assert((await step()) === "0", "no step before the first");
-      for (let i = 0; i < 6; i++) await p.keyboard.press("ArrowRight");
-      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "6", null, { timeout: TIMEOUT });
-      assert(await p.isVisible(sel("train-view")), "step 7 shows the training tab");
-      assert(await p.isVisible(`[data-tour="on"] ${sel("masking-view")}`), "step 7 points at the masking view");
+      for (let i = 0; i < 5; i++) await p.keyboard.press("ArrowRight");
+      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "5", null, { timeout: TIMEOUT });
+      assert(await p.isVisible(`[data-tour="on"] ${sel("fold-head-map")}`), "step 6 points at the head map");
+      await p.keyboard.press("ArrowRight");
+      await p.keyboard.press("ArrowRight");
+      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "7", null, { timeout: TIMEOUT });
+      assert(await p.isVisible(sel("train-view")), "step 8 shows the training tab");
+      assert(await p.isVisible(`[data-tour="on"] ${sel("masking-view")}`), "step 8 points at the masking view");
       // the charts, laid out while their tab was hidden, are drawn once it shows
       const inked = await p.$eval(sel("loss-chart"), (c) => {
         const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -697,16 +701,16 @@ async function main() {
       assert(inked > 1000, `the loss chart's axes are drawn (${inked} pixels)`);
       await shot(p, "18-tour-step7");
       for (let i = 0; i < 4; i++) await p.keyboard.press("ArrowRight");
-      assert((await step()) === "10", "ends at step 11");
-      assert(await p.isVisible(`[data-tour="on"] ${sel("finetune-start")}`), "step 11 points at fine-tuning, in its tab");
+      assert((await step()) === "11", "ends at step 12");
+      assert(await p.isVisible(`[data-tour="on"] ${sel("finetune-start")}`), "step 12 points at fine-tuning, in its tab");
       // keys typed into a text box are not the tour's
       await p.locator(sel("tune-probe-text")).press("ArrowLeft");
-      assert((await step()) === "10", "an arrow in a text field leaves the tour alone");
+      assert((await step()) === "11", "an arrow in a text field leaves the tour alone");
       await p.locator("body").click({ position: { x: 5, y: 5 } });
       await p.keyboard.press("ArrowRight");
       await p.keyboard.press("ArrowRight"); // no step after the last
-      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "11", null, { timeout: TIMEOUT });
-      assert(await p.isVisible(`[data-tour="on"] ${sel("translate-start")}`), "step 12, the last, points at the Translate tab's training");
+      await p.waitForFunction(() => document.querySelector('[data-testid="tour"]')?.dataset.step === "12", null, { timeout: TIMEOUT });
+      assert(await p.isVisible(`[data-tour="on"] ${sel("translate-start")}`), "step 13, the last, points at the Translate tab's training");
       await p.keyboard.press("Escape");
       await p.waitForSelector(sel("tour"), { state: "detached", timeout: TIMEOUT });
       assert((await p.$$("[data-tour]")).length === 0, "nothing stays highlighted");
