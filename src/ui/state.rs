@@ -128,6 +128,9 @@ pub struct AppState {
     pub survey: super::survey_state::SurveyView,
     /// The logit lens is open (each request then asks for it).
     pub lens_open: bool,
+    /// A word whose row the enlarged head opens on (set by the coreference probe's button; any
+    /// other selection clears it).
+    pub select_word: Option<String>,
     /// The last corpus search's answer, or why there is none.
     pub search: Option<Rc<crate::explain::corpus_search::SearchView>>,
     pub search_error: Option<String>,
@@ -180,6 +183,12 @@ pub enum Action {
     SetPresenter(bool),
     /// The page downloaded the model's files itself in this many ms (sent to the worker next).
     Fetched(f64),
+    /// Open head (layer, head) on `text`, with `word`'s row selected in it.
+    OpenOn {
+        text: String,
+        head: (usize, usize),
+        word: Option<String>,
+    },
     /// The head map's own state (filter, focus, a survey started).
     Survey(super::survey_state::SurveyAction),
     /// A message from the worker.
@@ -227,6 +236,7 @@ impl AppState {
             lens_open: url.open.iter().any(|f| f == "lens"),
             search: None,
             search_error: None,
+            select_word: None,
         }
     }
 
@@ -339,7 +349,13 @@ impl AppState {
                 self.pending = None;
                 self.model_error = Some(m);
             }
+            Action::OpenOn { text, head, word } => {
+                self.apply(Action::SetText(text));
+                self.apply(Action::Select(Some(head)));
+                self.select_word = word;
+            }
             Action::Select(s) => {
+                self.select_word = None;
                 self.selected = s;
                 if let Some((l, h)) = s {
                     self.apply(Action::FocusHead(l, h));

@@ -225,3 +225,14 @@ fn a_bundled_model_is_named_by_its_key_in_the_url() {
     let s = AppState::from_url(&UrlState::parse("?model=models/mine"));
     assert_eq!((s.model.as_str(), s.model_label.as_str()), ("models/mine/", "mine"));
 }
+
+#[test]
+fn the_probe_opens_its_head_on_a_sentence_with_a_word_selected_until_another_head_is() {
+    let mut s = AppState::from_url(&UrlState::default());
+    let edit = s.edit;
+    s.apply(Action::OpenOn { text: "he ran.".into(), head: (0, 1), word: Some("he".into()) });
+    assert_eq!((s.text.as_str(), s.selected, s.head_focus, s.select_word.as_deref()), ("he ran.", Some((0, 1)), (0, 1), Some("he")));
+    assert!(s.edit > edit, "the new text is asked for");
+    s.apply(Action::Select(Some((1, 0))));
+    assert_eq!(s.select_word, None, "another head: no word kept");
+}

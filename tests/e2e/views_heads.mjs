@@ -110,6 +110,8 @@ export default async (h) => {
     await settled(page);
     assert(/shivas was hit by a bus because he crossed/.test(await page.inputValue(sel("text-input"))), "the seed's sentence");
     assert((await urlOf(page)).includes(`head=${best[0]}.${best[1]}`), `its head is open: ${await urlOf(page)}`);
+    await page.waitForFunction(() => /"he" attends to key/.test(document.querySelector('[data-testid="hover-value"]')?.textContent || ""), null, { timeout: TIMEOUT });
+    metrics.coref_minilm.he_reads = await page.textContent(sel("hover-value"));
     await shot(page, "heads-04-coref", sel("coref-result"));
     await page.context().close();
   });

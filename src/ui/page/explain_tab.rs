@@ -124,16 +124,16 @@ pub fn ExplainTab(p: &Props) -> Html {
                 { match &snap {
                     Some(s) => html! { <AttentionPanel snapshot={s.clone()} selected={state.selected} {on_select}
                         hide={state.hide_specials} on_hide={to_state(d, Action::HideSpecials)}
-                        derived_open={state.derived_open} on_derived={to_state(d, Action::ShowDerived)} /> },
+                        derived_open={state.derived_open} on_derived={to_state(d, Action::ShowDerived)}
+                        word={state.select_word.clone().map(AttrValue::from)} /> },
                     None => placeholder("Heatmaps"),
                 } }
                 <Fold label="What each head does: a head map from 1,000 sentences" testid="fold-head-map">
                     { match &info {
                         Some(i) => {
                             let dd = d.clone();
-                            let on_example = Callback::from(move |(text, (l, h)): (String, (usize, usize))| {
-                                dd.dispatch(Action::SetText(text));
-                                dd.dispatch(Action::Select(Some((l, h))));
+                            let on_example = Callback::from(move |(text, head, word): (String, (usize, usize), Option<String>)| {
+                                dd.dispatch(Action::OpenOn { text, head, word });
                             });
                             html! { <HeadMap view={std::rc::Rc::new(state.survey.clone())} layers={i.layers} heads={i.heads}
                                 model={AttrValue::from(state.survey_key())} on_action={to_state(d, Action::Survey)}

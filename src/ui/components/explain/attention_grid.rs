@@ -12,6 +12,9 @@ pub struct Props {
     /// The legend's note (e.g. that [CLS]/[SEP] were dropped and rows renormalised).
     #[prop_or_default]
     pub note: Option<AttrValue>,
+    /// A word whose row the enlarged head opens on.
+    #[prop_or_default]
+    pub word: Option<AttrValue>,
 }
 
 #[component]
@@ -47,7 +50,7 @@ pub fn AttentionGrid(p: &Props) -> Html {
         html! { <div key={l} class="grid-row"><span class="row-label">{ format!("layer {l}") }</span>{ for cells }</div> }
     });
     let detail = p.selected.filter(|&(l, h)| l < s.layers && h < s.heads).map(|(l, h)| {
-        html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} note={p.note.clone()} /> }
+        html! { <HeatmapDetail snapshot={p.snapshot.clone()} layer={l} head={h} off={s.head_is_off(l, h)} on_close={close.clone()} note={p.note.clone()} word={p.word.clone()} /> }
     });
     html! {
         <div class="attention">

@@ -26,6 +26,9 @@ pub struct Props {
     /// The head average and rollout fold is open.
     pub derived_open: bool,
     pub on_derived: Callback<bool>,
+    /// A word whose row the enlarged head opens on (the coreference probe's "he").
+    #[prop_or_default]
+    pub word: Option<AttrValue>,
 }
 
 #[component]
@@ -65,7 +68,7 @@ pub fn AttentionPanel(p: &Props) -> Html {
                 <input type="checkbox" data-testid="hide-specials" checked={hide} {onchange} />
                 { " hide [CLS]/[SEP] (drops their rows and columns; each row is renormalised to sum 1)" }
             </label>
-            <AttentionGrid snapshot={view.clone()} selected={p.selected} on_select={p.on_select.clone()} note={note.clone()} />
+            <AttentionGrid snapshot={view.clone()} selected={p.selected} on_select={p.on_select.clone()} note={note.clone()} word={p.word.clone()} />
             { lines }
             <Fold label="Head average and attention rollout (heatmaps and lines)" testid="fold-derived"
                 open={p.derived_open} on_toggle={p.on_derived.clone()}>

@@ -29,8 +29,9 @@ pub struct Props {
     pub on_action: Callback<SurveyAction>,
     /// Open head (layer, head) in the attention views.
     pub on_open: Callback<(usize, usize)>,
-    /// Put this sentence in the text box and open head (layer, head).
-    pub on_example: Callback<(String, (usize, usize))>,
+    /// Put this sentence in the text box and open head (layer, head), with this word's row
+    /// selected in it.
+    pub on_example: Callback<(String, (usize, usize), Option<String>)>,
 }
 
 /// A role's colour class and legend text.
@@ -92,8 +93,8 @@ pub fn HeadMap(p: &Props) -> Html {
                 <p>{ format!(
                     "Layer {l}, head {h} links a pronoun to its noun best: in {:.0}% of {} held-out sentences such as \u{201c}the boy told the girl that he was late\u{201d}, \u{201c}he\u{201d} attends more to \u{201c}boy\u{201d} than to \u{201c}girl\u{201d} (picked on {} other sentences, where it scored {:.0}%). Guessing the nearest noun is right {:.0}% of the time.",
                     100.0 * b.test, r.test_sentences, r.dev_sentences, 100.0 * b.dev, 100.0 * r.nearest_noun.test) }</p>
-                <button data-testid="coref-open" onclick={Callback::from(move |_: MouseEvent| cb.emit((SEED.to_string(), (l, h))))}>
-                    { format!("Open layer {l}, head {h} on \u{201c}{SEED}\u{201d}") }
+                <button data-testid="coref-open" onclick={Callback::from(move |_: MouseEvent| cb.emit((SEED.to_string(), (l, h), Some("he".to_string()))))}>
+                    { format!("Open layer {l}, head {h} on \u{201c}{SEED}\u{201d}, at \u{201c}he\u{201d}") }
                 </button>
             </div>
         }
@@ -196,7 +197,7 @@ pub fn HeadMap(p: &Props) -> Html {
             let shown = format!("\u{201c}{}\u{201d} (its rows' peak {:.0}%)", e.text, 100.0 * e.peak);
             html! {
                 <li key={line}>
-                    <button class="linklike" data-testid="survey-example" onclick={Callback::from(move |_: MouseEvent| cb.emit((text.clone(), (l, h))))}>
+                    <button class="linklike" data-testid="survey-example" onclick={Callback::from(move |_: MouseEvent| cb.emit((text.clone(), (l, h), None)))}>
                         { shown }
                     </button>
                 </li>

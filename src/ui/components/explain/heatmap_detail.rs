@@ -17,6 +17,9 @@ pub struct Props {
     /// The legend's note written into exported pictures.
     #[prop_or_default]
     pub note: Option<AttrValue>,
+    /// A word whose row opens selected (at the key it attends to most), e.g. the probe's "he".
+    #[prop_or_default]
+    pub word: Option<AttrValue>,
 }
 
 #[component]
@@ -33,6 +36,17 @@ pub fn HeatmapDetail(p: &Props) -> Html {
         let cell_at = cell_at.clone();
         Callback::from(move |cell| cell_at.set(Some(cell)))
     };
+    // the asked-for word's row, at its largest attention, once per snapshot and head
+    {
+        let (cell_at, values, tokens) = (cell_at.clone(), values.clone(), tokens.clone());
+        use_effect_with((p.word.clone(), p.snapshot.seq, p.layer, p.head), move |(word, _, _, _)| {
+            if let Some(r) = word.as_ref().and_then(|w| tokens.iter().position(|t| t == w.as_str())) {
+                let row = &values.0[r * n..(r + 1) * n];
+                let c = (0..n).fold(0, |b, j| if row[j] > row[b] { j } else { b });
+                cell_at.set(Some((r, c)));
+            }
+        });
+    }
     let tok = |i: usize| tokens.get(i).cloned().unwrap_or_default();
     let at = (*cell_at).filter(|&(r, c)| r < n && c < n);
     let readout = match at {
