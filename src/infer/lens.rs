@@ -3,7 +3,7 @@
 //! so one sees what the model would guess after each layer, and the probability of its final
 //! answer along the layers (nostalgebraist 2020, "interpreting GPT: the logit lens").
 
-use super::{fill_trace, FillResult, Prediction};
+use super::{fill_encoded, FillResult, Prediction};
 use crate::backend::Backend;
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
@@ -49,7 +49,8 @@ pub fn lens_at(bert: &Bert, trace: &ForwardTrace<f32>, position: usize, k: usize
 
 /// `fill`, with every [MASK]'s guesses after each layer (`MaskPredictions::layers`).
 pub async fn fill_layers(backend: &mut Backend, bert: &Bert, text: &str, pair: Option<&str>, k: usize) -> Result<FillResult> {
-    let (mut r, trace) = fill_trace(backend, bert, text, pair, k, None).await?;
+    let enc = bert.tokenizer.encode(text, pair)?;
+    let (mut r, trace) = fill_encoded(backend, bert, enc, pair.is_some(), k, None).await?;
     for m in &mut r.masks {
         m.layers = Some(lens_at(bert, &trace, m.position, k)?);
     }

@@ -87,22 +87,22 @@ pub async fn fill(
     k: usize,
     head_mask: Option<Array2<f32>>,
 ) -> Result<FillResult> {
-    fill_trace(backend, bert, text, pair, k, head_mask).await.map(|(r, _)| r)
+    let enc = bert.tokenizer.encode(text, pair)?;
+    fill_encoded(backend, bert, enc, pair.is_some(), k, head_mask).await.map(|(r, _)| r)
 }
 
-/// `fill` and the forward's trace.
-pub(crate) async fn fill_trace(
+/// `fill` of an encoded input (`pair`: it holds a second sentence), and the forward's trace.
+pub(crate) async fn fill_encoded(
     backend: &mut Backend,
     bert: &Bert,
-    text: &str,
-    pair: Option<&str>,
+    enc: Encoded,
+    pair: bool,
     k: usize,
     head_mask: Option<Array2<f32>>,
 ) -> Result<(FillResult, ForwardTrace<f32>)> {
     if bert.params.mlm.is_none() {
         return Err(BertError::Input("this model has no MLM head (it is a BertModel), so it cannot fill masks".into()));
     }
-    let enc = bert.tokenizer.encode(text, pair)?;
     let positions: Vec<usize> = enc.input_ids.iter().enumerate().filter(|(_, &id)| id == bert.tokenizer.mask_id).map(|(i, _)| i).collect();
     let opts = ForwardOptions { head_mask, mlm_rows: MlmRows::Rows(positions.clone()), ..Default::default() };
     let trace = backend.forward(bert, KEY, &batch_of(&enc), &opts).await?;
@@ -119,7 +119,7 @@ pub(crate) async fn fill_trace(
             layers: None,
         })
         .collect();
-    let is_next_prob = pair.and(is_next_prob(&trace));
+    let is_next_prob = if pair { is_next_prob(&trace) } else { None };
     Ok((FillResult { tokens: enc.tokens, masks, is_next_prob }, trace))
 }
 
