@@ -286,9 +286,14 @@ impl BertTokenizer {
                 .map_err(|e| BertError::Tokenizer(e.to_string()))?,
         );
         inner.with_normalizer(Some(BertNormalizer::new(true, true, None, true))).with_pre_tokenizer(Some(BertPreTokenizer));
-        inner
-            .train(&mut trainer, text.lines().filter(|l| !l.trim().is_empty()))
-            .map_err(|e| BertError::Tokenizer(format!("cannot train a vocabulary: {e}")))?;
+        // Serially: the parallel trainer merges its threads' word counts in the order they finish,
+        // which breaks ties between equally frequent merges differently from run to run (a test
+        // training two vocabularies at once saw two different ones). Restored afterwards.
+        let parallel = tokenizers::utils::parallelism::get_parallelism();
+        tokenizers::utils::parallelism::set_parallelism(false);
+        let trained = inner.train(&mut trainer, text.lines().filter(|l| !l.trim().is_empty()));
+        tokenizers::utils::parallelism::set_parallelism(parallel);
+        trained.map_err(|e| BertError::Tokenizer(format!("cannot train a vocabulary: {e}")))?;
         // The trainer's ids depend on hash-map order; fix them: specials first, then the rest
         // sorted, so the same corpus always gives the same vocabulary and ids.
         let mut tokens: Vec<String> = inner.get_vocab(false).into_keys().filter(|t| !SPECIALS.contains(&t.as_str())).collect();
