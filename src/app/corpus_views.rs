@@ -10,6 +10,7 @@
 //! ones included; positions with [CLS] at 0). This is the scan on demand: each call runs the corpus
 //! through the model and keeps only the one space asked for (the CLI's way; a page keeps an index).
 
+use crate::app::qk_projection::QkProjection;
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
@@ -167,107 +168,26 @@ pub async fn queries_and_keys(
     let (mut qs, mut ks, mut who) = (Vec::new(), Vec::new(), Vec::new());
     for (line, text) in lines(corpus)? {
         let (e, tr) = run(backend, bert, key, text).await?;
-        let (q, k) = (tr.layers[layer - 1].q.slice(cols).to_owned(), tr.layers[layer - 1].k.slice(cols).to_owned());
+        let (q, k) = (tr.layers[layer - 1].q.slice(cols), tr.layers[layer - 1].k.slice(cols));
         for p in (0..e.input_ids.len()).filter(|&p| e.special[p] == 0) {
-            qs.push(q.row(p).to_vec());
-            ks.push(k.row(p).to_vec());
+            qs.extend(q.row(p).iter());
+            ks.extend(k.row(p).iter());
             who.push((line, p, bert.tokenizer.readable(&e.tokens[p])));
         }
     }
-    let m = qs.len();
+    let m = who.len();
     if m < 2 {
         return Err(BertError::Input("the corpus has fewer than two tokens: nothing to project".into()));
     }
-    // keys moved so their mean is the queries' mean; then all 2M rows centred on it
-    let mean = |rows: &[Vec<f32>]| (0..hd).map(|j| rows.iter().map(|r| r[j] as f64).sum::<f64>() / rows.len() as f64).collect::<Vec<f64>>();
-    let (mq, mk) = (mean(&qs), mean(&ks));
-    let x = Array2::from_shape_fn((2 * m, hd), |(i, j)| if i < m { qs[i][j] as f64 - mq[j] } else { ks[i - m][j] as f64 - mk[j] });
-    let cov = x.t().dot(&x) / (2 * m - 1) as f64; // (HD, HD)
-    let (values, vectors) = symmetric_eigen(cov);
-    let total: f64 = values.iter().sum::<f64>().max(1e-30);
-    let proj = x.dot(&vectors.slice(ndarray::s![.., 0..2])); // (2M, 2)
+    let (qs, ks) = (Array2::from_shape_vec((m, hd), qs).expect("M x HD"), Array2::from_shape_vec((m, hd), ks).expect("M x HD"));
+    let fit = QkProjection::fit(qs.view(), ks.view());
     let points = (0..2 * m)
         .map(|i| {
             let (line, position, token) = who[i % m].clone();
-            QkPoint { kind: if i < m { "query" } else { "key" }, line, position, token, x: proj[[i, 0]] as f32, y: proj[[i, 1]] as f32 }
+            let [x, y] =
+                if i < m { fit.query(qs.row(i).as_slice().expect("row")) } else { fit.key(ks.row(i - m).as_slice().expect("row")) };
+            QkPoint { kind: if i < m { "query" } else { "key" }, line, position, token, x, y }
         })
         .collect();
-    Ok(QkResult { layer, head, explained: [(values[0] / total) as f32, (values[1] / total) as f32], points })
-}
-
-/// Eigenvalues (largest first) and eigenvectors (columns) of a symmetric matrix, by cyclic Jacobi
-/// rotations; each vector's largest entry made positive (a sign convention).
-fn symmetric_eigen(mut a: Array2<f64>) -> (Vec<f64>, Array2<f64>) {
-    let n = a.nrows();
-    let mut v = Array2::<f64>::eye(n);
-    for _sweep in 0..100 {
-        let off: f64 = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).map(|(i, j)| a[[i, j]] * a[[i, j]]).sum();
-        if off < 1e-24 * (1.0 + (0..n).map(|i| a[[i, i]] * a[[i, i]]).sum::<f64>()) {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                if a[[p, q]].abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[[q, q]] - a[[p, p]]) / (2.0 * a[[p, q]]);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for k in 0..n {
-                    let (akp, akq) = (a[[k, p]], a[[k, q]]);
-                    a[[k, p]] = c * akp - s * akq;
-                    a[[k, q]] = s * akp + c * akq;
-                }
-                for k in 0..n {
-                    let (apk, aqk) = (a[[p, k]], a[[q, k]]);
-                    a[[p, k]] = c * apk - s * aqk;
-                    a[[q, k]] = s * apk + c * aqk;
-                }
-                for k in 0..n {
-                    let (vkp, vkq) = (v[[k, p]], v[[k, q]]);
-                    v[[k, p]] = c * vkp - s * vkq;
-                    v[[k, q]] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| a[[j, j]].total_cmp(&a[[i, i]]));
-    let values = order.iter().map(|&i| a[[i, i]].max(0.0)).collect();
-    let mut vectors = Array2::<f64>::zeros((n, n));
-    for (c, &i) in order.iter().enumerate() {
-        let col = v.column(i);
-        let big = col.iter().fold(0f64, |m, &x| if x.abs() > m.abs() { x } else { m });
-        let sign = if big < 0.0 { -1.0 } else { 1.0 };
-        for r in 0..n {
-            vectors[[r, c]] = sign * col[r];
-        }
-    }
-    (values, vectors)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jacobi_finds_the_eigenpairs_of_a_known_matrix() {
-        // eigenvalues 6, 3, 1 of a rotated diagonal matrix
-        let r = ndarray::arr2(&[[2.0 / 3.0, -2.0 / 3.0, 1.0 / 3.0], [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0], [2.0 / 3.0, 1.0 / 3.0, -2.0 / 3.0]]);
-        let d = Array2::from_diag(&ndarray::arr1(&[3.0, 6.0, 1.0]));
-        let a = r.dot(&d).dot(&r.t());
-        let (values, vectors) = symmetric_eigen(a.clone());
-        for (got, want) in values.iter().zip([6.0, 3.0, 1.0]) {
-            assert!((got - want).abs() < 1e-10, "{values:?}");
-        }
-        for c in 0..3 {
-            let v = vectors.column(c);
-            let av = a.dot(&v);
-            for i in 0..3 {
-                assert!((av[i] - values[c] * v[i]).abs() < 1e-10, "A v = lambda v for column {c}");
-            }
-        }
-    }
+    Ok(QkResult { layer, head, explained: fit.explained, points })
 }
