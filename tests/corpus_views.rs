@@ -1,6 +1,8 @@
 //! The corpus views (`app::corpus_views`, `bertscope search` / `qk`) against HF: the same top-10
 //! matches with cosines within 1e-4, by a layer and by a head; the queries-and-keys PCA's explained
-//! variance and coordinates up to sign (scripts/corpus_views_reference.py); and bad input.
+//! variance and coordinates up to sign (scripts/corpus_views_reference.py); bad input; and the
+//! page's int8 index against the exact scan: its search, and its queries and keys (read back from
+//! the stored hidden states) in the same projection.
 
 use bertscope::app::corpus_views::{queries_and_keys, search, Space};
 use bertscope::backend::{block_on, Backend};
@@ -96,7 +98,11 @@ fn the_page_s_int8_index_finds_what_the_exact_search_finds() {
     let mut s = HeadSurvey::new(&bert, &text, 1).unwrap().with_index(&bert);
     block_on(s.run(&mut Backend::cpu(), &bert, KEY, 1000)).unwrap();
     let index = s.take_index().unwrap();
-    assert_eq!(index.bytes(), index.len() * (3 * 128 + 2 * 128), "int8: (L+1) hidden states and L layers' heads a token");
+    assert_eq!(
+        index.bytes(),
+        index.len() * (3 * 128 + 2 * 128 + 3 * 8),
+        "int8: (L+1) hidden states and L layers' heads a token, and two f32 for each hidden state"
+    );
     let query = "the river bank was muddy after the rain.";
     let enc = bert.tokenizer.encode(query, None).unwrap();
     let trace = block_on(Backend::cpu().forward(&bert, KEY, &bertscope::infer::batch_of(&enc), &Default::default())).unwrap();
@@ -119,5 +125,50 @@ fn the_page_s_int8_index_finds_what_the_exact_search_finds() {
         let e: Vec<(usize, usize)> = exact.iter().map(|m| (m.line, m.position)).collect();
         let shared = g.iter().filter(|x| e.contains(x)).count();
         assert!(shared >= 8, "{space:?}: {} of the exact top 10 found: {:?} vs {:?}", shared, ids(&g), ids(&e));
+    }
+}
+
+#[test]
+fn the_page_s_index_projects_queries_and_keys_as_the_exact_scan() {
+    use bertscope::app::head_survey::HeadSurvey;
+    use bertscope::app::qk_projection::QkProjection;
+    let text = corpus(&reference());
+    let bert = Bert::from_dir(Path::new("www/models/bert-tiny")).unwrap();
+    let mut s = HeadSurvey::new(&bert, &text, 1).unwrap().with_index(&bert);
+    block_on(s.run(&mut Backend::cpu(), &bert, KEY, 1000)).unwrap();
+    let index = s.take_index().unwrap();
+    for (layer, head) in [(1, 0), (2, 1)] {
+        let exact = block_on(queries_and_keys(&mut Backend::cpu(), &bert, KEY, &text, layer, head)).unwrap();
+        let (qs, ks) = index.queries_and_keys(&bert.params, layer, head);
+        let m = index.len();
+        assert_eq!(2 * m, exact.points.len(), "a query and a key per corpus token");
+        assert_eq!(
+            index.tokens().iter().map(|&(l, p)| (l as usize, p as usize)).collect::<Vec<_>>(),
+            exact.points[..m].iter().map(|p| (p.line, p.position)).collect::<Vec<_>>(),
+            "the same tokens in the same order"
+        );
+        let fit = QkProjection::fit(qs.view(), ks.view());
+        for c in 0..2 {
+            assert!(
+                (fit.explained[c] - exact.explained[c]).abs() < 0.01,
+                "({layer}, {head}) explained[{c}]: {} vs {}",
+                fit.explained[c],
+                exact.explained[c]
+            );
+        }
+        let got: Vec<[f32; 2]> = (0..2 * m)
+            .map(|i| if i < m { fit.query(qs.row(i).as_slice().unwrap()) } else { fit.key(ks.row(i - m).as_slice().unwrap()) })
+            .collect();
+        for axis in 0..2 {
+            let want: Vec<f64> = exact.points.iter().map(|p| if axis == 0 { p.x as f64 } else { p.y as f64 }).collect();
+            let g: Vec<f64> = got.iter().map(|p| p[axis] as f64).collect();
+            let sign = if g.iter().zip(&want).map(|(a, b)| a * b).sum::<f64>() >= 0.0 { 1.0 } else { -1.0 };
+            let spread = (want.iter().map(|w| w * w).sum::<f64>() / want.len() as f64).sqrt();
+            let worst = g.iter().zip(&want).map(|(a, b)| (sign * a - b).abs()).fold(0.0, f64::max);
+            let rms = (g.iter().zip(&want).map(|(a, b)| (sign * a - b).powi(2)).sum::<f64>() / want.len() as f64).sqrt();
+            // a point's error is a pixel or two where the scatter is 400 pixels across
+            assert!(rms <= 0.01 * spread, "({layer}, {head}) axis {axis}: off by {rms} (rms), the coordinates' spread {spread}");
+            assert!(worst <= 0.03 * spread, "({layer}, {head}) axis {axis}: off by up to {worst}, the coordinates' spread {spread}");
+        }
     }
 }
