@@ -78,6 +78,11 @@ impl CorpusIndex {
         &self.tokens
     }
 
+    /// Each indexed line's readable pieces, by line number.
+    pub fn lines(&self) -> &[(usize, Vec<String>)] {
+        &self.lines
+    }
+
     /// The readable pieces of line `line` ([CLS] and [SEP] included), if it was indexed.
     pub fn line(&self, line: usize) -> Option<&[String]> {
         self.lines.binary_search_by_key(&line, |(l, _)| *l).ok().map(|i| self.lines[i].1.as_slice())

@@ -22,6 +22,7 @@ pub mod head_stats;
 pub mod heatmap_svg;
 pub mod layer_summary;
 pub mod models;
+pub mod qk_scatter;
 pub mod snapshot;
 pub mod training;
 pub mod translate;

@@ -82,3 +82,8 @@ pub(crate) fn mark(name: &str) {
         let _ = p.mark(name);
     }
 }
+
+/// Milliseconds since the page opened (0 where there is no clock).
+pub(crate) fn now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}

@@ -134,6 +134,9 @@ pub struct AppState {
     /// The last corpus search's answer, or why there is none.
     pub search: Option<Rc<crate::explain::corpus_search::SearchView>>,
     pub search_error: Option<String>,
+    /// The last queries-and-keys scatter, or why there is none.
+    pub qk: Option<Rc<crate::explain::qk_scatter::QkView>>,
+    pub qk_error: Option<String>,
 }
 
 /// Integrated-gradient steps the page asks for.
@@ -236,6 +239,8 @@ impl AppState {
             lens_open: url.open.iter().any(|f| f == "lens"),
             search: None,
             search_error: None,
+            qk: None,
+            qk_error: None,
             select_word: None,
         }
     }

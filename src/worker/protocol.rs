@@ -31,6 +31,8 @@ pub enum ToEngine {
     Survey(SurveyCmd),
     /// Search the surveyed sentences for the tokens closest to one of the current sentence's.
     Search(crate::explain::corpus_search::SearchRequest),
+    /// One head's queries and keys of the surveyed sentences in one scatter, the sentence's over them.
+    QueriesKeys(crate::explain::qk_scatter::QkRequest),
     /// Time the attribution rows (`explain::attribute_bench`) over this many rounds on the loaded
     /// model, in the worker (`?bench=attribution`; the answer is `Bench`).
     BenchAttribution { rounds: usize },
@@ -184,6 +186,8 @@ pub enum FromEngine {
     Survey(SurveyEvent),
     /// The answer to `Search`, or why there is none.
     Search(std::result::Result<Box<crate::explain::corpus_search::SearchView>, String>),
+    /// The answer to `QueriesKeys`, or why there is none.
+    QueriesKeys(std::result::Result<Box<crate::explain::qk_scatter::QkView>, String>),
 }
 
 /// What the head map asks of the worker (one job at a time: a new one replaces it).

@@ -111,6 +111,7 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Survey(SurveyCmd::Start { url: "http://127.0.0.1/corpora/survey-sample.txt".into() }),
         ToEngine::Survey(SurveyCmd::Coref { dev_url: "http://127.0.0.1/datasets/coref/dev.jsonl".into(), test_url: "t".into() }),
         ToEngine::Search(crate::explain::corpus_search::SearchRequest { req: req.clone(), position: 2, layer: 1, head: Some(0), k: 20 }),
+        ToEngine::QueriesKeys(crate::explain::qk_scatter::QkRequest { req: req.clone(), layer: 2, head: 1 }),
         ToEngine::Survey(SurveyCmd::Pause),
         ToEngine::Survey(SurveyCmd::Resume),
         ToEngine::Survey(SurveyCmd::Cancel),
@@ -274,6 +275,19 @@ fn every_message_survives_the_workers_codec() {
             ms: 3.5,
         }))),
         FromEngine::Search(Err("Survey the 1,000 sentences first".into())),
+        FromEngine::QueriesKeys(Ok(Box::new(crate::explain::qk_scatter::QkView {
+            layer: 2,
+            head: 1,
+            explained: [0.4, 0.2],
+            queries: vec![[0.5, -1.0]],
+            keys: vec![[1.5, 2.0]],
+            tokens: vec![(4, 1)],
+            lines: vec![(4, vec!["[CLS]".into(), "cat".into(), "[SEP]".into()])],
+            sentence: vec![crate::explain::qk_scatter::QkToken { text: "the".into(), query: [0.0, 1.0], key: [1.0, 0.0] }],
+            attention: vec![vec![1.0]],
+            ms: 80.0,
+        }))),
+        FromEngine::QueriesKeys(Err("Survey the sentences first".into())),
     ];
     for m in &from {
         round_trip(&format!("{m:?}").chars().take(40).collect::<String>(), m);
@@ -295,6 +309,7 @@ fn every_message_survives_the_workers_codec() {
                 SurveyCmd::Cancel => 26,
             },
             ToEngine::Search(_) => 28,
+            ToEngine::QueriesKeys(_) => 29,
             ToEngine::Train(c) => match c {
                 TrainCmd::Start(_) => 4,
                 TrainCmd::Step(_) => 5,
@@ -321,7 +336,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 29, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 30, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -346,6 +361,8 @@ fn every_message_survives_the_workers_codec() {
             },
             FromEngine::Search(Ok(_)) => 43,
             FromEngine::Search(Err(_)) => 44,
+            FromEngine::QueriesKeys(Ok(_)) => 45,
+            FromEngine::QueriesKeys(Err(_)) => 46,
             FromEngine::Train(e) => match e {
                 TrainEvent::Preparing(_) => 9,
                 TrainEvent::Ready { .. } => 10,
@@ -380,5 +397,5 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(from_kinds.len(), 45, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+    assert_eq!(from_kinds.len(), 47, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
 }

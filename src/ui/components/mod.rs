@@ -11,7 +11,7 @@ mod tune;
 pub(crate) use explain::{
     ablation, anatomy, attention_grid, attention_lines, attention_panel, attention_rollout, clock, compare, corpus_search,
     cosine_attention, derived, embed_section, embeddings, ffn_panel, head_average, head_map, head_steps, heatmap, heatmap_detail,
-    layer_trajectory, layers, logit_lens, position_similarity, predictions, sinusoid, task_output, tokens, why,
+    layer_trajectory, layers, logit_lens, position_similarity, predictions, qk_scatter, sinusoid, task_output, tokens, why,
 };
 pub(crate) use shared::{
     badge, bench_table, error_box, export, fold, grid_events, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker,
@@ -54,6 +54,7 @@ pub use model_picker::ModelPicker;
 pub use position_similarity::PositionSimilarity;
 pub use predictions::Predictions;
 pub use progress::LoadProgress;
+pub use qk_scatter::QkScatter;
 pub use shapes::Shapes;
 pub use sinusoid::Sinusoid;
 pub use task_output::TaskPanel;

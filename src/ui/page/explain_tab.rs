@@ -5,7 +5,7 @@
 use super::{PageDispatch, Shared};
 use crate::ui::components::{
     Ablation, AnatomyPanel, AttentionPanel, BeforePredictions, BenchTable, CorpusSearch, EmbedSection, FfnPanel, Fold, HeadMap, HeadSteps,
-    LayerTrajectory, Layers, LogitLens, Predictions, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
+    LayerTrajectory, Layers, LogitLens, Predictions, QkScatter, SnapRef, TaskPanel, TextInput, Tokens, WhyPanel,
 };
 use crate::ui::state::{Action, AppState, Load};
 use yew::prelude::*;
@@ -145,6 +145,8 @@ pub fn ExplainTab(p: &Props) -> Html {
                         (Some(s), true) => html! { <>
                             <h3>{ "Search the surveyed sentences" }</h3>
                             <CorpusSearch snapshot={s.clone()} req={state.request()} view={state.search.clone()} error={state.search_error.clone()} />
+                            <h3>{ "One head's queries and keys" }</h3>
+                            <QkScatter snapshot={s.clone()} req={state.request()} view={state.qk.clone()} error={state.qk_error.clone()} selected={state.selected} />
                         </> },
                         _ => html! {},
                     } }

@@ -49,6 +49,7 @@ impl AppState {
                 let key = self.survey_key();
                 self.survey.switch_model(&key);
                 (self.search, self.search_error) = (None, None); // the index was the old model's
+                (self.qk, self.qk_error) = (None, None);
                 if replaced {
                     // another model: other tokens, so ask again with no clicked masks
                     self.masked.clear();
@@ -75,6 +76,7 @@ impl AppState {
                     let key = self.survey_key();
                     self.survey.switch_model(&key);
                     (self.search, self.search_error) = (None, None);
+                    (self.qk, self.qk_error) = (None, None);
                     self.compare = None;
                     self.masked.clear(); // token positions differ under another vocabulary
                     self.edit += 1; // ask the new model
@@ -93,6 +95,11 @@ impl AppState {
                 self.search_error = None;
             }
             FromEngine::Search(Err(e)) => self.search_error = Some(e),
+            FromEngine::QueriesKeys(Ok(v)) => {
+                self.qk = Some(Rc::new(*v));
+                self.qk_error = None;
+            }
+            FromEngine::QueriesKeys(Err(e)) => self.qk_error = Some(e),
             FromEngine::Why(v) => {
                 // an older request's attribution still shows until the newer one comes
                 if self.why.as_ref().is_none_or(|old| v.seq >= old.seq) {

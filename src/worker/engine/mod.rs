@@ -28,6 +28,7 @@ type Scope = ReactorScope<ToEngine, FromEngine>;
 
 mod load;
 use load::load;
+mod corpus;
 mod survey;
 mod train;
 mod translate;
@@ -288,6 +289,7 @@ impl Worker {
             ToEngine::Translate(cmd) => return self.translate(cmd, scope).await,
             ToEngine::Survey(cmd) => return self.survey(cmd, scope).await,
             ToEngine::Search(sr) => FromEngine::Search(self.search(sr).await),
+            ToEngine::QueriesKeys(qr) => FromEngine::QueriesKeys(self.queries_and_keys(qr).await),
             ToEngine::Device(pref) => {
                 self.gpu.set_pref(pref).await;
                 FromEngine::Device(self.gpu.status())

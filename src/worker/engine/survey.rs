@@ -7,12 +7,10 @@
 use super::train::fetch_text;
 use super::{pick, Scope, Worker, SLICE_MS};
 use crate::app::coref_probe::{parse_items, CorefProbe};
-use crate::app::corpus_views::Space;
 use crate::app::head_survey::HeadSurvey;
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::Result;
-use crate::explain::corpus_search::{SearchRequest, SearchView};
 use crate::worker::fetch::now_ms;
 use crate::worker::protocol::{FromEngine, SurveyCmd, SurveyEvent};
 use futures::SinkExt;
@@ -166,48 +164,5 @@ impl Worker {
         }
         let ev = SurveyEvent::Progress { done, total, ms: s.ms, running: true };
         send(scope, ev).await
-    }
-}
-
-impl Worker {
-    /// The surveyed sentences' tokens closest to one of the current sentence's (`app::corpus_index`).
-    pub(super) async fn search(&mut self, sr: SearchRequest) -> std::result::Result<Box<SearchView>, String> {
-        let t0 = now_ms();
-        let Some((bert, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
-            return Err("The model is not loaded yet.".into());
-        };
-        let index = match &self.index {
-            Some((k, index)) if *k == key => index,
-            _ => {
-                return Err(
-                    "Survey the 1,000 sentences first (above): the search looks through what the survey read, for this model.".into()
-                )
-            }
-        };
-        let space = Space::of(bert, sr.layer, sr.head).map_err(|e| e.to_string())?;
-        let answer = self.explainer.explain(None, bert, key, &sr.req, &now_ms).await.map_err(|e| e.to_string())?;
-        let trace = self.explainer.last_trace().ok_or("no forward")?;
-        let Some(token) = answer.snapshot.tokens.get(sr.position).map(|t| t.text.clone()) else {
-            return Err(format!("position {} is outside the sentence's {} tokens", sr.position, answer.snapshot.tokens.len()));
-        };
-        let hd = bert.cfg.hidden_size / bert.cfg.num_attention_heads;
-        let query: Vec<f32> = match space {
-            Space::Hidden { layer } => trace.hidden[layer].row(sr.position).to_vec(),
-            Space::Head { layer, head } => {
-                trace.layers[layer - 1].context.row(sr.position).iter().skip(head * hd).take(hd).copied().collect()
-            }
-        };
-        let matches = index.search(&query, space, sr.k.clamp(1, 100));
-        let (same_word, common) = SearchView::summarise(&token, &matches);
-        Ok(Box::new(SearchView {
-            token,
-            position: sr.position,
-            layer: sr.layer,
-            head: sr.head,
-            matches,
-            same_word,
-            common,
-            ms: now_ms() - t0,
-        }))
     }
 }

@@ -31,7 +31,7 @@ fn value(e: &Event) -> String {
 
 /// Pieces as text: a `##` piece joined to the one before (the first one's `##` dropped: it
 /// continues the match), special tokens left out.
-fn words(pieces: &[String]) -> String {
+pub(crate) fn words(pieces: &[String]) -> String {
     let mut out = String::new();
     for p in pieces.iter().filter(|p| !(p.starts_with('[') && p.ends_with(']'))) {
         match p.strip_prefix("##") {

@@ -24,6 +24,8 @@ pub(crate) mod layers;
 pub(crate) mod logit_lens;
 pub(crate) mod position_similarity;
 pub(crate) mod predictions;
+pub(crate) mod qk_canvas;
+pub(crate) mod qk_scatter;
 pub(crate) mod sinusoid;
 pub(crate) mod task_output;
 pub(crate) mod tokens;
