@@ -197,6 +197,10 @@ pub enum SurveyCmd {
     Start {
         url: String,
     },
+    /// Survey the user's own text (one sentence a line).
+    Text {
+        text: String,
+    },
     /// Run the coreference probe on these sentence sets (absolute URLs of JSON lines).
     Coref {
         dev_url: String,

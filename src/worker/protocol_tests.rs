@@ -109,6 +109,7 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Device(DevicePref::Cpu),
         ToEngine::BenchAttribution { rounds: 3 },
         ToEngine::Survey(SurveyCmd::Start { url: "http://127.0.0.1/corpora/survey-sample.txt".into() }),
+        ToEngine::Survey(SurveyCmd::Text { text: "the cat sat.\nthe dog ran.".into() }),
         ToEngine::Survey(SurveyCmd::Coref { dev_url: "http://127.0.0.1/datasets/coref/dev.jsonl".into(), test_url: "t".into() }),
         ToEngine::Search(crate::explain::corpus_search::SearchRequest { req: req.clone(), position: 2, layer: 1, head: Some(0), k: 20 }),
         ToEngine::QueriesKeys(crate::explain::qk_scatter::QkRequest { req: req.clone(), layer: 2, head: 1 }),
@@ -304,6 +305,7 @@ fn every_message_survives_the_workers_codec() {
             ToEngine::Survey(c) => match c {
                 SurveyCmd::Start { .. } => 23,
                 SurveyCmd::Coref { .. } => 27,
+                SurveyCmd::Text { .. } => 30,
                 SurveyCmd::Pause => 24,
                 SurveyCmd::Resume => 25,
                 SurveyCmd::Cancel => 26,
@@ -336,7 +338,7 @@ fn every_message_survives_the_workers_codec() {
             },
         })
         .collect();
-    assert_eq!(to_kinds.len(), 30, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 31, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {

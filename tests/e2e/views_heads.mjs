@@ -1,7 +1,8 @@
 // The head map (the head survey in the page) and the logit lens: a survey of the bundled 1,000
 // sentences runs with progress, pauses, resumes and cancels while the page answers; the map colours
 // every head by its role, filters by role, shows a head's numbers on hover and focus (arrow keys),
-// opens the head on a click and its example sentence in the text box.
+// opens the head on a click and its example sentence in the text box; the corpus search and one
+// head's queries-and-keys scatter over the surveyed sentences.
 import { loadedWith } from "./page_lib.mjs";
 
 export default async (h) => {
@@ -68,12 +69,62 @@ export default async (h) => {
     await page.click(sel("search-go"));
     await page.waitForFunction(() => /head 0 of layer 0/.test(document.querySelector('[data-testid="search-results"]')?.textContent || ""), null, { timeout: TIMEOUT });
     await shot(page, "heads-05-search", sel("corpus-search"));
+    // one head's queries and keys: every surveyed token twice, the sentence's over them
+    await page.selectOption(sel("qk-layer"), "1");
+    await page.selectOption(sel("qk-head"), "1");
+    await page.click(sel("qk-go"));
+    await page.waitForSelector(sel("qk-summary"), { timeout: TIMEOUT });
+    const points = Number(await page.$eval(sel("qk-summary"), (e) => e.dataset.points));
+    assert(points > 10_000 && points % 2 === 0, `a query and a key per surveyed token: ${points}`);
+    assert(/Head 1 of layer 1: .* explain \d+% and \d+%/.test(await page.textContent(sel("qk-summary"))), "the summary names the head and the variance");
+    assert(/query of “the” .* attends most to “.+” \d+%/.test(await page.textContent(sel("qk-caption"))), "the first word's query and its keys");
+    const canvasAt = async () => {
+      const box = await page.$eval(sel("qk-canvas"), (c) => { const r = c.getBoundingClientRect(); return [r.left, r.top, r.width / c.width, ...c.dataset.chosen.split(",").map(Number)]; });
+      return [box[0] + box[3] * box[2], box[1] + box[4] * box[2], box[3], box[4]];
+    };
+    // hovering the chosen query names it; the arrow keys pick the next token
+    const [qx, qy, cx0, cy0] = await canvasAt();
+    await page.mouse.move(qx, qy);
+    await page.waitForFunction(() => /query of “the” in your sentence/.test(document.querySelector('[data-testid="qk-hover"]')?.textContent || ""), null, { timeout: TIMEOUT });
+    await page.focus(sel("qk-canvas"));
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction(() => /query of “cat”/.test(document.querySelector('[data-testid="qk-caption"]')?.textContent || ""), null, { timeout: TIMEOUT });
+    // a drag pans, the wheel zooms the scatter and not the page
+    const [x1, y1, cx1, cy1] = await canvasAt();
+    await page.mouse.move(x1, y1 + 40);
+    await page.mouse.down();
+    await page.mouse.move(x1 + 60, y1 + 10, { steps: 4 });
+    await page.mouse.up();
+    const [, , cx2, cy2] = await canvasAt();
+    assert(Math.abs(cx2 - cx1 - 60) < 3 && Math.abs(cy2 - cy1 + 30) < 3, `the picture follows the drag: ${[cx1, cy1]} -> ${[cx2, cy2]}`);
+    const scrolled = await page.evaluate(() => window.scrollY);
+    const draws = Number(await page.$eval(sel("qk-canvas"), (c) => c.dataset.draws));
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction((d) => Number(document.querySelector('[data-testid="qk-canvas"]').dataset.draws) > d, draws, { timeout: TIMEOUT });
+    assert((await page.evaluate(() => window.scrollY)) === scrolled, "the wheel zooms the scatter, the page stays");
+    await shot(page, "heads-06-qk", sel("qk-scatter"));
+    // another sentence: the scatter says it was drawn for the old one
+    await setText(page, "text-input", "a bird flew over the house.");
+    await page.waitForSelector(sel("qk-stale"), { timeout: TIMEOUT });
+    assert(cx0 > 0 && cy0 > 0, "the chosen query is inside the canvas");
     // survey again, then cancel: the map of the finished survey stays
     await page.click(sel("survey-start"));
     await page.waitForSelector(sel("survey-cancel"), { timeout: TIMEOUT });
     await page.click(sel("survey-cancel"));
     await page.waitForSelector(sel("survey-start"), { timeout: TIMEOUT });
     assert((await roles(page)).length === 4, "the last map stays after a cancel");
+    // your own sentences: the map and the search read them instead
+    await page.click(".own-text summary");
+    await page.fill(sel("survey-own"), "the cat sat on the mat.\n\na dog slept by the door.\nthe cat ran.");
+    await page.click(sel("survey-own-start"));
+    await page.waitForFunction(() => document.querySelector('[data-testid="head-map"]')?.dataset.sentences === "3", null, { timeout: TIMEOUT });
+    await setText(page, "text-input", "the cat sat on the mat.");
+    await page.selectOption(sel("search-token"), "2");
+    await page.click(sel("search-go"));
+    const fromOwn = () => [...document.querySelectorAll('[data-testid="search-match"]')].every((r) => ["0", "2", "3"].includes(r.dataset.line));
+    await page.waitForFunction(fromOwn, null, { timeout: TIMEOUT });
+    const lines = await page.$$eval(sel("search-match"), (rs) => [...new Set(rs.map((r) => r.dataset.line))].sort());
+    assert(JSON.stringify(lines) === '["0","2","3"]', `the matches are from your three lines (0, 2, 3; 1 is empty): ${lines}`);
     await page.context().close();
   });
 
@@ -99,6 +150,14 @@ export default async (h) => {
     const summary = await page.textContent(sel("search-results"));
     metrics.search_minilm_ms = Number(summary.match(/\((\d+) ms\)/)[1]);
     assert((await page.$$(sel("search-match"))).length === 20, "20 matches");
+    await page.selectOption(sel("qk-layer"), "5");
+    await page.click(sel("qk-go"));
+    await page.waitForSelector(sel("qk-summary"), { timeout: TIMEOUT });
+    metrics.qk_minilm = {
+      worker_ms: Number((await page.textContent(sel("qk-summary"))).match(/\((\d+) ms\)/)[1]),
+      draw_ms: Number(await page.$eval(sel("qk-canvas"), (c) => c.dataset.drawMs)),
+      points: Number(await page.$eval(sel("qk-summary"), (e) => e.dataset.points)),
+    };
     // the coreference probe: its best head beats the nearest noun on held-out sentences, and opens on the seed's sentence
     const p0 = Date.now();
     await page.click(sel("coref-start"));

@@ -77,6 +77,18 @@ pub fn HeadMap(p: &Props) -> Html {
             engine.send(ToEngine::Survey(SurveyCmd::Start { url: absolute(SAMPLE) }));
         })
     };
+    let own = use_state(String::new);
+    let start_own = {
+        let (engine, on_action, model, own) = (engine.clone(), p.on_action.clone(), p.model.to_string(), own.clone());
+        Callback::from(move |_: MouseEvent| {
+            on_action.emit(SurveyAction::Started(model.clone()));
+            engine.send(ToEngine::Survey(SurveyCmd::Text { text: (*own).clone() }));
+        })
+    };
+    let on_own = {
+        let own = own.clone();
+        Callback::from(move |e: InputEvent| own.set(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value()))
+    };
     let probe = {
         let (engine, on_action, model) = (engine.clone(), p.on_action.clone(), p.model.to_string());
         Callback::from(move |_: MouseEvent| {
@@ -119,6 +131,13 @@ pub fn HeadMap(p: &Props) -> Html {
                 <button data-testid="survey-start" onclick={start}>{ label }</button>
                 <span class="hint">{ format!("Runs \"{}\" on 1,000 Wikipedia sentences it was not trained on (held out; CC BY-SA) and measures where each head looks.", p.model) }</span>
                 <button data-testid="coref-start" onclick={probe}>{ "Which head links \u{201c}he\u{201d} to its noun?" }</button>
+                <details class="own-text">
+                    <summary>{ "Or survey your own sentences" }</summary>
+                    <label>{ "One sentence a line (up to 2,000): the head map, the search and the scatter below then read these." }
+                        <textarea data-testid="survey-own" rows="5" value={(*own).clone()} oninput={on_own}
+                            placeholder={"the cat sat on the mat.\nshe gave him the book because he asked."} /></label>
+                    <button data-testid="survey-own-start" onclick={start_own} disabled={own.trim().is_empty()}>{ "Survey my sentences" }</button>
+                </details>
             </div>
         }
     };

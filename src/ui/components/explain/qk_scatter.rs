@@ -98,6 +98,11 @@ pub fn QkScatter(p: &Props) -> Html {
                 let draws = c.get_attribute("data-draws").and_then(|d| d.parse::<u32>().ok()).unwrap_or(0) + 1;
                 let _ = c.set_attribute("data-draw-ms", &format!("{ms:.2}"));
                 let _ = c.set_attribute("data-draws", &draws.to_string());
+                // where the chosen query is drawn, in canvas pixels (the e2e suite points at it)
+                if let Some(t) = v.sentence.get(*chosen) {
+                    let (x, y) = f.to_px(t.query);
+                    let _ = c.set_attribute("data-chosen", &format!("{x:.1},{y:.1}"));
+                }
                 *drawn.borrow_mut() = Some(f);
             }
         });
