@@ -6,6 +6,7 @@ pub mod attend;
 pub mod block_reads;
 pub mod context;
 pub mod cross;
+pub mod entry;
 pub mod kernels;
 pub mod layout;
 pub mod loss;

@@ -1,8 +1,9 @@
-//! Compiled compute pipelines, cached by (shader family, entry point, workgroup size). Each WGSL
+//! Compiled compute pipelines, cached by (entry point, workgroup size). Each WGSL
 //! family has a fixed binding layout: binding 0 is a uniform of u32/f32 words, then `ro`
 //! read-only storage buffers, then `rw` read-write ones; workgroup sizes are pipeline-overridable
 //! constants `WG_X`, `WG_Y`, so one source serves every size the adapter allows.
 
+use super::entry::EntryPoint;
 use crate::error::{BertError, Result};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -53,13 +54,13 @@ impl Family {
     }
 }
 
-type Entry = Rc<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>;
+type Cached = Rc<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>;
 
 #[derive(Default)]
 pub struct PipelineCache {
     modules: RefCell<HashMap<Family, Rc<wgpu::ShaderModule>>>,
     layouts: RefCell<HashMap<Family, Rc<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>>>,
-    pipelines: RefCell<HashMap<(Family, &'static str, (u32, u32)), Entry>>,
+    pipelines: RefCell<HashMap<(EntryPoint, (u32, u32)), Cached>>,
 }
 
 impl PipelineCache {
@@ -71,8 +72,9 @@ impl PipelineCache {
         self.len() == 0
     }
 
-    pub fn get(&self, device: &wgpu::Device, limits: &wgpu::Limits, family: Family, entry: &'static str, wg: (u32, u32)) -> Result<Entry> {
-        if let Some(e) = self.pipelines.borrow().get(&(family, entry, wg)) {
+    pub fn get(&self, device: &wgpu::Device, limits: &wgpu::Limits, kernel: EntryPoint, wg: (u32, u32)) -> Result<Cached> {
+        let (family, entry) = kernel.at();
+        if let Some(e) = self.pipelines.borrow().get(&(kernel, wg)) {
             return Ok(e.clone());
         }
         if wg.0 * wg.1 > limits.max_compute_invocations_per_workgroup
@@ -105,8 +107,8 @@ impl PipelineCache {
             compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, zero_initialize_workgroup_memory: true },
             cache: None,
         });
-        let e: Entry = Rc::new((layouts.0.clone(), pipeline));
-        self.pipelines.borrow_mut().insert((family, entry, wg), e.clone());
+        let e: Cached = Rc::new((layouts.0.clone(), pipeline));
+        self.pipelines.borrow_mut().insert((kernel, wg), e.clone());
         Ok(e)
     }
 }

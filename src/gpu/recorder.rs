@@ -3,7 +3,7 @@
 //! readback of every requested region through one staging buffer.
 
 use super::context::{gpu_err, GpuContext};
-use super::pipeline::Family;
+use super::entry::EntryPoint;
 use crate::error::Result;
 use std::cell::RefCell;
 
@@ -86,20 +86,19 @@ impl<'c> Recorder<'c> {
         self.pass = None;
     }
 
-    /// One dispatch of `entry` in `family` with workgroup size `wg` (x, y), the uniform `params`
-    /// (the shader's `Params` struct, field for field), the family's read-only then read-write
-    /// storage bindings (None -> a dummy), `groups` workgroups.
-    #[allow(clippy::too_many_arguments)]
+    /// One dispatch of `kernel` with workgroup size `wg` (x, y), the uniform `params` (the
+    /// shader's `Params` struct, field for field), its family's read-only then read-write storage
+    /// bindings (None -> a dummy), `groups` workgroups.
     pub fn dispatch<P: bytemuck::Pod>(
         &mut self,
-        family: Family,
-        entry: &'static str,
+        kernel: EntryPoint,
         wg: (u32, u32),
         params: &P,
         ro: &[Option<View<'_>>],
         rw: &[Option<View<'_>>],
         groups: (u32, u32, u32),
     ) -> Result<()> {
+        let (family, entry) = kernel.at();
         if groups.0 == 0 || groups.1 == 0 || groups.2 == 0 {
             return Ok(());
         }
@@ -108,7 +107,7 @@ impl<'c> Recorder<'c> {
             return Err(gpu_err(format!("{entry}: {groups:?} workgroups exceed this GPU's {max} per dimension; use the CPU path")));
         }
         let ctx = self.ctx;
-        let cached = ctx.pipelines.get(&ctx.device, &ctx.limits, family, entry, wg)?;
+        let cached = ctx.pipelines.get(&ctx.device, &ctx.limits, kernel, wg)?;
         let (layout, pipeline) = (&cached.0, &cached.1);
         let (n_ro, n_rw) = family.slots();
         assert!(ro.len() <= n_ro && rw.len() <= n_rw, "{entry}: too many bindings");

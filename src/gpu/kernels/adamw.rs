@@ -2,8 +2,8 @@
 //! gradient-norm clipping coefficient computed on the GPU from the squared norm in `clip`.
 
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// `Params` of adamw.wgsl: the step's constants, bias corrections folded in on the CPU.
@@ -62,13 +62,5 @@ pub fn adamw(
         max_norm: s.max_norm as f32,
         _pad3: 0.0,
     };
-    rec.dispatch(
-        Family::AdamW,
-        "adamw",
-        (WG1, 1),
-        &uniform,
-        &[Some(grads), Some(clip)],
-        &[Some(params), Some(m), Some(v)],
-        grid1d(rec, n, WG1),
-    )
+    rec.dispatch(EntryPoint::AdamW, (WG1, 1), &uniform, &[Some(grads), Some(clip)], &[Some(params), Some(m), Some(v)], grid1d(rec, n, WG1))
 }

@@ -4,9 +4,9 @@
 //! self-attention (causal in a decoder), the encoder's length for cross-attention.
 
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 #[derive(Clone, Copy, Debug)]
@@ -120,8 +120,7 @@ pub fn attention_forward(
     let params = softmax_params(d, weighted, drop);
     let z = if weighted { Some(pw) } else { None };
     rec.dispatch(
-        Family::Attention,
-        "softmax_fwd",
+        EntryPoint::SoftmaxFwd,
         (WG1, 1),
         &params,
         &[Some(scores), Some(key_mask), Some(head)],
@@ -159,15 +158,7 @@ pub fn attention_backward(
     matmul(rec, d.head(dctx, false), d.key(v, true), None, d.block(dp, false), d.shape(t, tk, d.hd, 1.0), Kernel::Auto)?;
     let params = softmax_params(d, weighted, drop);
     let rows = d.b * d.nh * t;
-    rec.dispatch(
-        Family::Attention,
-        "softmax_bwd",
-        (WG1, 1),
-        &params,
-        &[Some(dp), Some(probs), Some(head)],
-        &[Some(ds)],
-        grid1d(rec, rows, WG1),
-    )?;
+    rec.dispatch(EntryPoint::SoftmaxBwd, (WG1, 1), &params, &[Some(dp), Some(probs), Some(head)], &[Some(ds)], grid1d(rec, rows, WG1))?;
     // scores = scale Q K^T (scale already in dS): dQ = dS K, dK = dS^T Q
     matmul(rec, d.block(ds, false), d.key(k, false), None, d.head(dq, false), d.shape(t, d.hd, tk, 1.0), Kernel::Auto)?;
     matmul(rec, d.block(ds, true), d.head(q, false), None, d.key(dk, false), d.shape(tk, d.hd, t, 1.0), Kernel::Auto)

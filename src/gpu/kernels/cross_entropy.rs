@@ -4,8 +4,8 @@
 
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// `Params` of cross_entropy.wgsl: `inv` = 1 / labelled rows (the mean's factor).
@@ -27,7 +27,7 @@ pub fn cross_entropy(rec: &mut Recorder<'_>, logits: View<'_>, targets: &[i64], 
     let params = Params { rows: rows as u32, cols: cols as u32, inv, _pad: 0 };
     // one workgroup per row: grid1d with wg = 1 folds rows into (x, y)
     let groups = grid1d(rec, rows, 1);
-    rec.dispatch(Family::CrossEntropy, "ce_fwd_bwd", (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(logits), Some(stats)], groups)
+    rec.dispatch(EntryPoint::CeFwdBwd, (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(logits), Some(stats)], groups)
 }
 
 /// A one-output head's mean squared error against `targets` (rows): `pred` (rows, 1) becomes
@@ -37,13 +37,5 @@ pub fn mse(rec: &mut Recorder<'_>, pred: View<'_>, targets: &[f32], stats: View<
     let bits: Vec<i32> = targets.iter().map(|v| v.to_bits() as i32).collect();
     let tb = rec.ctx().upload("mse_targets", &bits)?;
     let params = Params { rows: rows as u32, cols: 1, inv: 1.0 / rows.max(1) as f32, _pad: 0 };
-    rec.dispatch(
-        Family::CrossEntropy,
-        "mse",
-        (WG1, 1),
-        &params,
-        &[Some(View::whole(&tb))],
-        &[Some(pred), Some(stats)],
-        grid1d(rec, rows, WG1),
-    )
+    rec.dispatch(EntryPoint::Mse, (WG1, 1), &params, &[Some(View::whole(&tb))], &[Some(pred), Some(stats)], grid1d(rec, rows, WG1))
 }

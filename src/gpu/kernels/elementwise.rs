@@ -2,8 +2,8 @@
 
 use crate::config::{Activation, PoolerActivation};
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// `Params` of elementwise.wgsl: `op` is an `Act` code.
@@ -48,34 +48,34 @@ impl From<PoolerActivation> for Act {
 
 fn run(
     rec: &mut Recorder<'_>,
-    entry: &'static str,
+    entry: EntryPoint,
     params: Params,
     x: Option<View<'_>>,
     y: Option<View<'_>>,
     out: View<'_>,
     n: usize,
 ) -> Result<()> {
-    rec.dispatch(Family::Elementwise, entry, (WG1, 1), &params, &[x, y], &[Some(out)], grid1d(rec, n, WG1))
+    rec.dispatch(entry, (WG1, 1), &params, &[x, y], &[Some(out)], grid1d(rec, n, WG1))
 }
 
 /// out = act(x), n elements.
 pub fn act_forward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "act_fwd", Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
+    run(rec, EntryPoint::ActFwd, Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
 }
 
 /// out = dy * act'(x) (for tanh, x is the output).
 pub fn act_backward(rec: &mut Recorder<'_>, act: Act, x: View<'_>, dy: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "act_bwd", Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), Some(dy), out, n)
+    run(rec, EntryPoint::ActBwd, Params { n: n as u32, op: act as u32, seed: 0, drop_p: 0.0 }, Some(x), Some(dy), out, n)
 }
 
 /// out += x
 pub fn add_into(rec: &mut Recorder<'_>, x: View<'_>, out: View<'_>, n: usize) -> Result<()> {
-    run(rec, "add_into", Params { n: n as u32, op: 0, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
+    run(rec, EntryPoint::AddInto, Params { n: n as u32, op: 0, seed: 0, drop_p: 0.0 }, Some(x), None, out, n)
 }
 
 /// out *= keep(seed, i) / (1 - p): the same call masks the forward and its gradient.
 pub fn dropout(rec: &mut Recorder<'_>, out: View<'_>, n: usize, p: f32, seed: u32) -> Result<()> {
-    run(rec, "dropout", Params { n: n as u32, op: 0, seed, drop_p: p }, None, None, out, n)
+    run(rec, EntryPoint::Dropout, Params { n: n as u32, op: 0, seed, drop_p: p }, None, None, out, n)
 }
 
 /// The kernels' dropout decision, for CPU twins in tests: the factor of element `i`.

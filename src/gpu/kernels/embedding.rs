@@ -2,8 +2,8 @@
 //! backward (rows grouped by id on the CPU, so each gradient element has one writer).
 
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// `Params` of embedding.wgsl: `t` positions (embed_sum), `n_ids` distinct ids (scatter_add).
@@ -39,8 +39,7 @@ pub fn embed_sum(
     let n = ids.len();
     let params = Params { rows: n as u32, cols: h as u32, t: t as u32, n_ids: 0 };
     rec.dispatch(
-        Family::Embedding,
-        "embed_sum",
+        EntryPoint::EmbedSum,
         (WG1, 1),
         &params,
         &[Some(word), Some(pos), Some(ttype), Some(View::whole(&ib)), Some(View::whole(&tb))],
@@ -54,8 +53,7 @@ pub fn gather(rec: &mut Recorder<'_>, table: View<'_>, rows: &[usize], h: usize,
     let rb = rec.ctx().upload("gather_rows", &u32s(rows))?;
     let params = Params { rows: rows.len() as u32, cols: h as u32, t: 1, n_ids: 0 };
     rec.dispatch(
-        Family::Embedding,
-        "gather",
+        EntryPoint::Gather,
         (WG1, 1),
         &params,
         &[Some(table), None, None, Some(View::whole(&rb))],
@@ -101,8 +99,7 @@ pub fn scatter_add_except(
     let lb = ctx.upload("scatter_lists", &lists)?;
     let params = Params { rows: ids.len() as u32, cols: h as u32, t: 1, n_ids: uniq.len() as u32 };
     rec.dispatch(
-        Family::Embedding,
-        "scatter_add",
+        EntryPoint::ScatterAdd,
         (WG1, 1),
         &params,
         &[Some(src), None, None, Some(View::whole(&ub)), Some(View::whole(&lb))],

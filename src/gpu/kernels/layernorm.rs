@@ -2,8 +2,8 @@
 //! add before it) and backward (dx, and dgamma/dbeta accumulated).
 
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::{grid1d, WG1};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// `Params` of layernorm.wgsl.
@@ -42,8 +42,7 @@ pub fn layernorm_forward(
         None => (None, None),
     };
     rec.dispatch(
-        Family::LayerNorm,
-        "ln_fwd",
+        EntryPoint::LnFwd,
         (WG1, 1),
         &params,
         &[Some(x), x2, Some(gamma), Some(beta)],
@@ -70,6 +69,6 @@ pub fn layernorm_backward(
 ) -> Result<()> {
     let params = Params { rows: rows as u32, cols: cols as u32, flags: if acc { ACCUMULATE } else { 0 }, eps: 0.0 };
     let ro = [Some(dout), Some(x), Some(gamma), Some(mean), Some(rstd)];
-    rec.dispatch(Family::LayerNorm, "ln_bwd_dx", (WG1, 1), &params, &ro, &[Some(dx)], grid1d(rec, rows, WG1))?;
-    rec.dispatch(Family::LayerNorm, "ln_bwd_params", (WG1, 1), &params, &ro, &[Some(dgamma), Some(dbeta)], grid1d(rec, cols, WG1))
+    rec.dispatch(EntryPoint::LnBwdDx, (WG1, 1), &params, &ro, &[Some(dx)], grid1d(rec, rows, WG1))?;
+    rec.dispatch(EntryPoint::LnBwdParams, (WG1, 1), &params, &ro, &[Some(dgamma), Some(dbeta)], grid1d(rec, cols, WG1))
 }

@@ -1,8 +1,8 @@
 //! Launcher of `shaders/matmul.wgsl`: C = alpha A B (+ bias) (+ C), strided and batched.
 
 use crate::error::Result;
+use crate::gpu::entry::EntryPoint;
 use crate::gpu::kernels::matmul_subgroup::{tile, ENTRIES};
-use crate::gpu::pipeline::Family;
 use crate::gpu::recorder::{Recorder, View};
 
 /// One operand: a buffer region and element strides within it (row, column, and the two batch
@@ -140,20 +140,21 @@ pub fn matmul(
         Kernel::Auto => Kernel::Tiled,
         k => k,
     };
-    // (family, entry, workgroup size, rows x columns of C per workgroup)
-    let (family, entry, wg, per) = match kernel {
+    // (entry point, workgroup size, rows x columns of C per workgroup)
+    let (entry, wg, per) = match kernel {
         Kernel::Subgroup => {
             // the 64-row tile when the 128-row one would mostly load clamped rows
-            let (name, ta, tb) = ENTRIES[if s.m > 64 { 0 } else { 1 }];
-            (Family::MatmulSubgroup, name, (8u32, 1u32), tile(ta, tb))
+            let (entry, (_, ta, tb)) =
+                if s.m > 64 { (EntryPoint::MatmulSubgroup128, ENTRIES[0]) } else { (EntryPoint::MatmulSubgroup64, ENTRIES[1]) };
+            (entry, (8u32, 1u32), tile(ta, tb))
         }
-        Kernel::Naive => (Family::Matmul, "naive", (8, 8), (8, 8)),
-        _ => (Family::Matmul, "tiled", (8, 8), (32, 32)),
+        Kernel::Naive => (EntryPoint::MatmulNaive, (8, 8), (8, 8)),
+        _ => (EntryPoint::MatmulTiled, (8, 8), (32, 32)),
     };
     let gx = s.n.div_ceil(per.1) as u32;
     let gy = s.m.div_ceil(per.0) as u32;
     let z = (s.batch.0 * s.batch.1) as u32;
-    rec.dispatch(family, entry, wg, &params, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
+    rec.dispatch(entry, wg, &params, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
 }
 
 /// y (N, OUT) = x (N, IN) W^T (+ b), W (OUT, IN) row-major as HF stores it.
