@@ -3,7 +3,7 @@
 // for a decoder's cross-attention. Scores arrive already scaled by 1/sqrt(d_k). With CAUSAL (a
 // decoder's self-attention) keys after the query are masked too, the minimum added once.
 // The multiplier m on probabilities is head_mask[h] times an optional dropout factor drawn from a
-// counter hash of (seed, element), so the backward regenerates the same mask without storing it.
+// counter hash of (seed, element) (dropout.wgsl), so the backward regenerates the same mask.
 struct Params {
     b: u32, nh: u32, t: u32, flags: u32,
     seed: u32, drop_p: f32, scale: f32, tk: u32,
@@ -22,21 +22,6 @@ const WEIGHTED: u32 = 1u; // write P' (head mask and/or dropout present)
 const DROPOUT: u32 = 2u;
 const CAUSAL: u32 = 4u;     // mask key j > query i
 const F32_MIN: f32 = -0x1.fffffep+127f;
-
-fn hash(v: u32) -> u32 {
-    // a 32-bit integer mixer (lowbias32): good avalanche, cheap, same result everywhere
-    var h = v;
-    h ^= h >> 16u; h *= 0x7feb352du;
-    h ^= h >> 15u; h *= 0x846ca68bu;
-    h ^= h >> 16u;
-    return h;
-}
-
-fn keep_factor(seed: u32, idx: u32, prob: f32) -> f32 {
-    let u = f32(hash(idx ^ hash(seed)) >> 8u) * (1.0 / 16777216.0);
-    if (u < prob) { return 0.0; }
-    return 1.0 / (1.0 - prob);
-}
 
 fn multiplier(row: u32, j: u32) -> f32 {
     let h = (row / p.t) % p.nh;

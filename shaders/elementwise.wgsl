@@ -62,20 +62,6 @@ fn act_grad(op: u32, v: f32) -> f32 {
     }
 }
 
-fn hash(v: u32) -> u32 {
-    var h = v;
-    h ^= h >> 16u; h *= 0x7feb352du;
-    h ^= h >> 15u; h *= 0x846ca68bu;
-    h ^= h >> 16u;
-    return h;
-}
-
-fn keep_factor(seed: u32, idx: u32, prob: f32) -> f32 {
-    let u = f32(hash(idx ^ hash(seed)) >> 8u) * (1.0 / 16777216.0);
-    if (u < prob) { return 0.0; }
-    return 1.0 / (1.0 - prob);
-}
-
 fn idx(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * nwg.x * WG_X;
 }

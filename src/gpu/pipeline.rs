@@ -29,9 +29,9 @@ impl Family {
         match self {
             Family::Matmul => include_str!("../../shaders/matmul.wgsl"),
             Family::MatmulSubgroup => super::kernels::matmul_subgroup::source(),
-            Family::Attention => include_str!("../../shaders/attention.wgsl"),
+            Family::Attention => concat!(include_str!("../../shaders/dropout.wgsl"), include_str!("../../shaders/attention.wgsl")),
             Family::LayerNorm => include_str!("../../shaders/layernorm.wgsl"),
-            Family::Elementwise => include_str!("../../shaders/elementwise.wgsl"),
+            Family::Elementwise => concat!(include_str!("../../shaders/dropout.wgsl"), include_str!("../../shaders/elementwise.wgsl")),
             Family::Embedding => include_str!("../../shaders/embedding.wgsl"),
             Family::Reduce => include_str!("../../shaders/reduce.wgsl"),
             Family::CrossEntropy => include_str!("../../shaders/cross_entropy.wgsl"),
