@@ -247,8 +247,24 @@ fn layernorm_with_residual_forward_and_backward_match_cpu() {
             c.buffer("db", hh).unwrap(),
         );
         let mut rec = c.recorder();
-        gln::layernorm_forward(&mut rec, v(&xb), Some((v(&rb), v(&sb))), v(&gb), v(&bb), v(&ob), v(&mb), v(&rsb), n, hh, 1e-12).unwrap();
-        gln::layernorm_backward(&mut rec, v(&db_), v(&sb), v(&mb), v(&rsb), v(&gb), v(&dxb), false, v(&dgb), v(&dbb), n, hh).unwrap();
+        gln::layernorm_forward(
+            &mut rec,
+            gln::LnIn { x: v(&xb), residual: Some((v(&rb), v(&sb))), gamma: v(&gb), beta: v(&bb) },
+            gln::LnOut { out: v(&ob), mean: v(&mb), rstd: v(&rsb) },
+            (n, hh),
+            1e-12,
+        )
+        .unwrap();
+        gln::layernorm_backward(
+            &mut rec,
+            v(&db_),
+            gln::LnSaved { x: v(&sb), mean: v(&mb), rstd: v(&rsb) },
+            v(&gb),
+            (v(&dxb), false),
+            (v(&dgb), v(&dbb)),
+            (n, hh),
+        )
+        .unwrap();
         let hs = [rec.read(v(&ob)), rec.read(v(&sb)), rec.read(v(&dxb)), rec.read(v(&dgb)), rec.read(v(&dbb)), rec.read(v(&rsb))];
         let r = rec.finish_blocking().unwrap();
         close("ln out", r.get(hs[0]), out.as_slice().unwrap(), 1e-5);

@@ -118,11 +118,12 @@ impl CorpusIndex {
         let n = query.iter().map(|x| (*x as f64) * (*x as f64)).sum::<f64>().sqrt().max(1e-12);
         let q: Vec<f32> = query.iter().map(|x| (*x as f64 / n) as f32).collect();
         let l1 = self.layers + 1;
-        // (stride, offset, width, int8 entries, one over a vector's int8 length)
-        let (stride, offset, len, data, inv): (usize, usize, usize, &[i8], Box<dyn Fn(usize) -> f32 + '_>) = match space {
-            Space::Hidden { layer } => (l1 * h, layer * h, h, &self.hidden, Box::new(move |t| self.inv_lengths[t * l1 + layer])),
-            Space::Head { layer, head } => (self.layers * h, (layer - 1) * h + head * hd, hd, &self.context, Box::new(|_| 1.0 / 127.0)),
+        // (stride, offset, width, int8 entries, each vector's int8 lengths: None for 127)
+        let (stride, offset, len, data, lengths) = match space {
+            Space::Hidden { layer } => (l1 * h, layer * h, h, &self.hidden, Some((l1, layer))),
+            Space::Head { layer, head } => (self.layers * h, (layer - 1) * h + head * hd, hd, &self.context, None),
         };
+        let inv = |t: usize| lengths.map_or(1.0 / 127.0, |(stride, at)| self.inv_lengths[t * stride + at]);
         assert_eq!(q.len(), len, "the query's width");
         let mut scored: Vec<(f32, usize)> = (0..self.tokens.len())
             .map(|t| {
@@ -172,8 +173,8 @@ impl CorpusIndex {
                 let scale = self.scales[t * (self.layers + 1) + layer - 1];
                 self.hidden[t * stride + (layer - 1) * h + j] as f32 * scale
             });
-            qs.slice_mut(ndarray::s![start..end, ..]).assign(&(x.dot(&wq.t()) + &bq));
-            ks.slice_mut(ndarray::s![start..end, ..]).assign(&(x.dot(&wk.t()) + &bk));
+            qs.slice_mut(ndarray::s![start..end, ..]).assign(&(x.dot(&wq.t()) + bq));
+            ks.slice_mut(ndarray::s![start..end, ..]).assign(&(x.dot(&wk.t()) + bk));
         }
         (qs, ks)
     }

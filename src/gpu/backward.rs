@@ -10,7 +10,7 @@ use super::kernels::attention::{AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::elementwise::{act_backward, dropout, Act};
 use super::kernels::embedding::{scatter_add, scatter_add_except};
-use super::kernels::layernorm::layernorm_backward;
+use super::kernels::layernorm::{layernorm_backward, LnSaved};
 use super::kernels::matmul::linear_backward;
 use super::kernels::reduce::colsum;
 pub use super::loss::{GpuLoss, LossReads};
@@ -107,16 +107,11 @@ pub fn record_backward(
         layernorm_backward(
             rec,
             View::whole(&dln),
-            View::whole(&mt.act),
-            View::whole(&mt.ln_mean),
-            View::whole(&mt.ln_rstd),
+            LnSaved { x: View::whole(&mt.act), mean: View::whole(&mt.ln_mean), rstd: View::whole(&mt.ln_rstd) },
             w(mh.ln.gamma),
-            View::whole(&dact),
-            false,
-            g(mh.ln.gamma),
-            g(mh.ln.beta),
-            mm,
-            h,
+            (View::whole(&dact), false),
+            (g(mh.ln.gamma), g(mh.ln.beta)),
+            (mm, h),
         )?;
         let dpre = buf("d_mlm_pre", mm * h)?;
         act_backward(rec, mlm_act, View::whole(&mt.pre), View::whole(&dact), View::whole(&dpre), mm * h)?;
@@ -188,16 +183,11 @@ pub fn record_backward(
         layernorm_backward(
             rec,
             View::whole(&dx),
-            View::whole(&lt.out_res),
-            View::whole(&lt.out_ln_mean),
-            View::whole(&lt.out_ln_rstd),
+            LnSaved { x: View::whole(&lt.out_res), mean: View::whole(&lt.out_ln_mean), rstd: View::whole(&lt.out_ln_rstd) },
             w(ls.out_ln.gamma),
-            View::whole(&d_out_res),
-            false,
-            g(ls.out_ln.gamma),
-            g(ls.out_ln.beta),
-            n,
-            h,
+            (View::whole(&d_out_res), false),
+            (g(ls.out_ln.gamma), g(ls.out_ln.beta)),
+            (n, h),
         )?;
         // ffn_out = dropout(ffn_act W_o^T + b_o)
         let d_ffn_out = match drop(3 + 3 * l, cfg.hidden_dropout_prob) {
@@ -252,16 +242,11 @@ pub fn record_backward(
         layernorm_backward(
             rec,
             View::whole(&d_attn_ln_out),
-            View::whole(&lt.attn_res),
-            View::whole(&lt.attn_ln_mean),
-            View::whole(&lt.attn_ln_rstd),
+            LnSaved { x: View::whole(&lt.attn_res), mean: View::whole(&lt.attn_ln_mean), rstd: View::whole(&lt.attn_ln_rstd) },
             w(ls.attn_ln.gamma),
-            View::whole(&d_attn_res),
-            false,
-            g(ls.attn_ln.gamma),
-            g(ls.attn_ln.beta),
-            n,
-            h,
+            (View::whole(&d_attn_res), false),
+            (g(ls.attn_ln.gamma), g(ls.attn_ln.beta)),
+            (n, h),
         )?;
         let d_input = buf("d_input", n * h)?;
         rec.copy(View::whole(&d_attn_res), View::whole(&d_input));
@@ -306,16 +291,11 @@ pub fn record_backward(
     layernorm_backward(
         rec,
         View::whole(&dx),
-        View::whole(&tr.sum),
-        View::whole(&tr.ln_mean),
-        View::whole(&tr.ln_rstd),
+        LnSaved { x: View::whole(&tr.sum), mean: View::whole(&tr.ln_mean), rstd: View::whole(&tr.ln_rstd) },
         w(ps.emb_ln.gamma),
-        View::whole(&d_sum),
-        false,
-        g(ps.emb_ln.gamma),
-        g(ps.emb_ln.beta),
-        n,
-        h,
+        (View::whole(&d_sum), false),
+        (g(ps.emb_ln.gamma), g(ps.emb_ln.beta)),
+        (n, h),
     )?;
     // as the CPU: nn.Embedding(padding_idx = pad) sends the pad rows no gradient
     scatter_add_except(rec, View::whole(&d_sum), &batch.input_ids, cfg.pad_token_id(), h, g(ps.word))?;

@@ -7,7 +7,7 @@ use super::attend::{attend, attend_backward, AttnOut, AttnSaved};
 use super::block_reads::BlockReads;
 use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
 use super::kernels::elementwise::dropout;
-use super::kernels::layernorm::{layernorm_backward, layernorm_forward};
+use super::kernels::layernorm::{layernorm_backward, layernorm_forward, LnIn, LnOut, LnSaved};
 use super::kernels::matmul::{linear, linear_backward};
 use super::kernels::reduce::colsum;
 use super::model::GpuModel;
@@ -70,15 +70,9 @@ pub fn record_cross_forward(
     let eps = m.cfg.layer_norm_eps;
     layernorm_forward(
         rec,
-        View::whole(&dense),
-        Some((x, View::whole(&res))),
-        g,
-        bt,
-        o,
-        View::whole(&ln_mean),
-        View::whole(&ln_rstd),
-        n,
-        h,
+        LnIn { x: View::whole(&dense), residual: Some((x, View::whole(&res))), gamma: g, beta: bt },
+        LnOut { out: o, mean: View::whole(&ln_mean), rstd: View::whole(&ln_rstd) },
+        (n, h),
         eps,
     )?;
     Ok(GpuCrossTrace { q, k, v, scores, probs, pw, weighted, head, context, dense, res, ln_mean, ln_rstd, ln_out })
@@ -111,7 +105,15 @@ pub fn record_cross_backward(
     // ln_out = LN(res), res = dense + x
     let d_res = buf("d_cross_res", n * h)?;
     let (rs, mean, rstd) = (View::whole(&ct.res), View::whole(&ct.ln_mean), View::whole(&ct.ln_rstd));
-    layernorm_backward(rec, d_out, rs, mean, rstd, w(cs.ln.gamma), View::whole(&d_res), false, g(cs.ln.gamma), g(cs.ln.beta), n, h)?;
+    layernorm_backward(
+        rec,
+        d_out,
+        LnSaved { x: rs, mean, rstd },
+        w(cs.ln.gamma),
+        (View::whole(&d_res), false),
+        (g(cs.ln.gamma), g(cs.ln.beta)),
+        (n, h),
+    )?;
     let dx = buf("d_cross_x", n * h)?;
     rec.copy(View::whole(&d_res), View::whole(&dx));
     // dense = dropout(context W_O^T + b_O)

@@ -55,12 +55,14 @@ impl Family {
 }
 
 type Cached = Rc<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>;
+/// (kernel, workgroup size)
+type Key = (EntryPoint, (u32, u32));
 
 #[derive(Default)]
 pub struct PipelineCache {
     modules: RefCell<HashMap<Family, Rc<wgpu::ShaderModule>>>,
     layouts: RefCell<HashMap<Family, Rc<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>>>,
-    pipelines: RefCell<HashMap<(EntryPoint, (u32, u32)), Cached>>,
+    pipelines: RefCell<HashMap<Key, Cached>>,
 }
 
 impl PipelineCache {
