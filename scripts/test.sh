@@ -32,13 +32,13 @@ echo "== disk: $(df -Ph . | awk 'NR == 2 { print $4 }') free under $PWD"
 cargo_rc=0
 # Formatting is part of the suite (rustfmt.toml); a diff counts as a failed test.
 echo "== cargo fmt --check"
-if cargo fmt --check >/dev/null; then
-  echo "test result: ok. 1 passed; 0 failed (cargo fmt --check)" | tee target-test.log
+if cargo fmt --all --check >/dev/null; then
+  echo "test result: ok. 1 passed; 0 failed (cargo fmt --all --check)" | tee target-test.log
 else
-  cargo fmt --check | head -40
-  echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --check: run cargo fmt)" | tee target-test.log
+  cargo fmt --all --check | head -40
+  echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee target-test.log
 fi
-cargo test --locked --no-fail-fast 2>&1 | tee -a target-test.log || cargo_rc=$?
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a target-test.log || cargo_rc=$?
 if [ "${SKIP_E2E:-0}" != 1 ]; then
   # e2e.sh prints its own `N passed, M failed` last; count it with the cargo results.
   bash scripts/e2e.sh 2>&1 | tee -a target-test.log || true

@@ -5,9 +5,8 @@ pub mod app;
 pub mod backend;
 pub mod bundle;
 pub mod checkpoint;
-pub mod config;
+pub use bertscope_view::{config, error};
 pub mod cpu;
-pub mod error;
 pub mod explain;
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -117,7 +117,7 @@ fn snapshots_round_trip_through_serde() {
     let s = build(&bert, &req("the [MASK] sat")).unwrap();
     let back: Snapshot = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
     assert_eq!(back, s);
-    let info = ModelInfo::of(&bert);
+    let info = crate::explain::snapshot::model_info(&bert);
     assert_eq!((info.layers, info.heads, info.hidden, info.vocab), (2, 3, 12, 15));
     assert!(info.has_mlm && !info.has_nsp && info.params > 0);
 }

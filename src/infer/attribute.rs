@@ -24,6 +24,8 @@ use crate::tokenize::Encoded;
 use ndarray::{s, Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
+pub use bertscope_view::explain::attribution::Method;
+
 /// The output to explain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Target {
@@ -42,33 +44,6 @@ pub enum Target {
     /// An answer's start or end at `pos`.
     Start(usize),
     End(usize),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    Grad,
-    GradXInput,
-    Ig,
-}
-
-impl Method {
-    pub const ALL: [Method; 3] = [Method::Grad, Method::GradXInput, Method::Ig];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Method::Grad => "grad",
-            Method::GradXInput => "grad-x-input",
-            Method::Ig => "ig",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.key() == s)
-            .ok_or_else(|| BertError::Input(format!("unknown method `{s}`: grad, grad-x-input or ig")))
-    }
 }
 
 /// What `bertscope attribute` prints.

@@ -10,15 +10,8 @@ use crate::error::{BertError, Result};
 use crate::model::forward::{ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::span_logits;
 use crate::tokenize::Encoded;
-use serde::{Deserialize, Serialize};
-
-/// One label and its probability.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct LabelProb {
-    pub label: String,
-    pub id: usize,
-    pub prob: f32,
-}
+pub use bertscope_view::explain::snapshot::{LabelProb, Span};
+use serde::Serialize;
 
 /// `classify`: every label, most probable first; or the score of a regression head.
 #[derive(Clone, Debug, Serialize)]
@@ -35,16 +28,6 @@ pub struct Classified {
 pub struct Tagged {
     pub tokens: Vec<String>,
     pub tags: Vec<LabelProb>,
-}
-
-/// One answer span: token positions (inclusive) inside the context segment and its text.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Span {
-    pub text: String,
-    pub start: usize,
-    pub end: usize,
-    /// start logit + end logit.
-    pub score: f32,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -2,21 +2,9 @@
 //! 80% become [MASK], 10% a random token, 10% stay; labels only at chosen positions.
 
 use crate::rng::Rng;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// What happened at one position: the page shows this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MaskAction {
-    /// Not chosen: no loss here.
-    None,
-    /// Chosen, replaced by [MASK] (80%).
-    Masked,
-    /// Chosen, replaced by a random token (10%).
-    Random,
-    /// Chosen, left as it was (10%).
-    Unchanged,
-}
+pub use bertscope_view::explain::training::MaskAction;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct MaskedSeq {

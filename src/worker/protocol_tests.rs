@@ -32,7 +32,7 @@ fn every_message_survives_the_workers_codec() {
         Request { seq: 9, text: "the cat [MASK] on the mat.".into(), pair: Some("the dog ran.".into()), top_k: 3, ..Default::default() };
     let snap = build(&bert, &req).unwrap();
     assert!(!snap.predictions.is_empty());
-    let info = ModelInfo::of(&bert);
+    let info = crate::explain::snapshot::model_info(&bert);
     let setup = TrainSetup {
         batch: 2,
         seq: 16,
@@ -200,7 +200,7 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Train(TrainEvent::Reset),
         FromEngine::Tune(TuneEvent::Preparing("fetching the data set…".into())),
         FromEngine::Tune(TuneEvent::Ready {
-            info: ModelInfo::of(&qa),
+            info: crate::explain::snapshot::model_info(&qa),
             train_examples: 2,
             eval_examples: 2,
             scores: Box::new(tune_scores.clone()),

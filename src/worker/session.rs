@@ -60,7 +60,7 @@ impl TrainSession {
     }
 
     pub fn info(&self) -> ModelInfo {
-        ModelInfo::of(&self.trainer.bert)
+        crate::explain::snapshot::model_info(&self.trainer.bert)
     }
 
     /// One optimiser step, evaluated on held-out text every `eval_every` steps and at the end.

@@ -87,7 +87,7 @@ impl TuneSession {
     }
 
     pub fn info(&self) -> ModelInfo {
-        ModelInfo::of(&self.main.bert)
+        crate::explain::snapshot::model_info(&self.main.bert)
     }
 
     pub fn train_examples(&self) -> usize {

@@ -17,7 +17,7 @@ use crate::explain::embeddings::position_view;
 use crate::explain::finetune::TuneStep;
 use crate::explain::snapshot::prepare;
 use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSetup};
-use crate::explain::{build, ModelInfo, Request};
+use crate::explain::{build, Request};
 use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TuneCmd, TuneEvent};
 use futures::{FutureExt, SinkExt, StreamExt};
 use wasm_bindgen::JsCast;
@@ -186,7 +186,7 @@ impl Worker {
         let reply = match msg {
             ToEngine::Load { base_url } => match load(&base_url, scope).await {
                 Ok((b, bytes, ms)) => {
-                    let info = ModelInfo::of(&b);
+                    let info = crate::explain::snapshot::model_info(&b);
                     self.bert = Some(b);
                     self.gpu.forget_model();
                     self.explainer.forget();
@@ -205,7 +205,7 @@ impl Worker {
                 span_end("load-parse");
                 match made {
                     Ok((b, bytes)) => {
-                        let info = ModelInfo::of(&b);
+                        let info = crate::explain::snapshot::model_info(&b);
                         self.bert = Some(b);
                         self.gpu.forget_model();
                         self.explainer.forget();
@@ -320,7 +320,7 @@ impl Worker {
     /// False when the page has gone.
     async fn announce_model(&mut self, trained: bool, scope: &mut Scope) -> bool {
         self.sync_explainer().await;
-        let Some(info) = self.active().map(ModelInfo::of) else { return true };
+        let Some(info) = self.active().map(crate::explain::snapshot::model_info) else { return true };
         if !self.send_positions(scope).await {
             return false;
         }

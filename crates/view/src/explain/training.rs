@@ -3,8 +3,21 @@
 //! were chosen, what became of them, the model's guesses). `worker::session` fills them in.
 
 use crate::explain::snapshot::Prediction;
-use crate::train::masking::MaskAction;
 use serde::{Deserialize, Serialize};
+
+/// What happened at one position: the page shows this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaskAction {
+    /// Not chosen: no loss here.
+    None,
+    /// Chosen, replaced by [MASK] (80%).
+    Masked,
+    /// Chosen, replaced by a random token (10%).
+    Random,
+    /// Chosen, left as it was (10%).
+    Unchanged,
+}
 
 /// Train a new tiny BERT (vocabulary trained on the corpus) or continue the loaded model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

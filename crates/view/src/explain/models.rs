@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn each_bundled_folder_is_in_www_with_its_card() {
         for b in BUNDLED {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www").join(b.folder);
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www").join(b.folder);
             for f in ["config.json", "model.safetensors", "tokenizer.json", "MODEL_CARD.md"] {
                 assert!(dir.join(f).is_file(), "{} has no {f}", dir.display());
             }
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn the_page_starts_downloading_the_default_model() {
-        let html = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/index.html")).unwrap();
+        let html = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/index.html")).unwrap();
         assert!(
             html.contains(&format!("new URL(\"{}\", location.href)", DEFAULT.folder)),
             "www/index.html must fetch {} early",
