@@ -13,32 +13,10 @@ use crate::explain::snapshot::{build, Request};
 use crate::infer::attribute::{attribute_input, Input, Method, Target};
 use crate::model::backward::{loss_and_grads, Targets};
 use crate::model::forward::Batch;
-use serde::{Deserialize, Serialize};
+pub use bertscope_view::explain::attribute_bench::*;
 
 /// The sentence the rows explain (the page benchmark's, with one [MASK]).
 pub const SENTENCE: &str = "the quick brown fox jumps over the lazy dog while the [MASK] sleeps under the old oak tree.";
-
-/// The medians, in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AttributionTimings {
-    pub tokens: usize,
-    pub rounds: usize,
-    /// The explainer's snapshot (a keystroke's forward).
-    pub snapshot: f64,
-    /// One forward + backward of the target's loss, every parameter's gradient included.
-    pub forward_backward: f64,
-    pub grad: f64,
-    pub grad_x_input: f64,
-    /// Integrated gradients, N = 32.
-    pub ig: f64,
-}
-
-impl AttributionTimings {
-    /// Integrated gradients against one forward + backward (the target: at most 4).
-    pub fn ig_ratio(&self) -> f64 {
-        self.ig / self.forward_backward
-    }
-}
 
 /// Times the five rows over `reps` rounds (after one warm-up round) with `now_ms`.
 pub async fn attribution_timings(bert: &Bert, reps: usize, now_ms: &dyn Fn() -> f64) -> Result<AttributionTimings> {

@@ -6,55 +6,10 @@
 //! the Transformer side by side. Pure data (tested natively); `worker::translate_session` builds it
 //! from `seq2seq::stepper`.
 
-use crate::seq2seq::stepper::{distribution, BeamNode, Look, Method, Stepper};
+use crate::seq2seq::stepper::{distribution, BeamNode, Look, Stepper};
 use crate::seq2seq::Seq2Seq;
+pub use bertscope_view::explain::decode::*;
 use ndarray::{s, Array4};
-use serde::{Deserialize, Serialize};
-
-/// What the Translate tab asks of the decoder: this source, this way.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DecodeRequest {
-    pub source: String,
-    pub method: Method,
-}
-
-/// A decoding button.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DecodeAction {
-    /// Back to the start: nothing generated, the first step's forward shown.
-    Restart,
-    /// One token (one step of beam search).
-    Step,
-    /// Every step until the end token or the length limit.
-    RunToEnd,
-}
-
-/// Candidates shown for the next token.
-pub const TOP: usize = 10;
-
-/// A token and its probability.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Candidate {
-    pub id: u32,
-    pub token: String,
-    pub prob: f32,
-}
-
-/// One head's attention: (rows x cols) row-major. Self-attention: rows and columns the decoder's
-/// tokens, `masked` above the diagonal; cross-attention: rows the decoder's tokens, columns the
-/// source's, nothing masked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AttnMap {
-    pub layer: usize,
-    pub head: usize,
-    pub rows: usize,
-    pub cols: usize,
-    /// After the softmax (masked cells exactly 0).
-    pub probs: Vec<f32>,
-    /// Q·K / √d_head before the softmax, with the mask: -inf at masked cells.
-    pub scores: Vec<f32>,
-    pub masked: Vec<bool>,
-}
 
 /// Every head of one layer of an attention cache (B = 1): `causal` masks the keys after each query.
 pub fn attention_maps(probs: &Array4<f32>, scores: &Array4<f32>, layer: usize, causal: bool) -> Vec<AttnMap> {
@@ -75,27 +30,6 @@ pub fn attention_maps(probs: &Array4<f32>, scores: &Array4<f32>, layer: usize, c
             }
         })
         .collect()
-}
-
-/// A node of the beam tree as shown: the token, the beam it extends (an index into the previous
-/// step's running beams), its log-probability sum, and whether it lies on the output's path.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BeamShown {
-    pub token: String,
-    pub parent: usize,
-    pub sum: f64,
-    pub finished: bool,
-    pub score: Option<f64>,
-    pub on_path: bool,
-}
-
-/// Beam search as a tree: each step's kept beams (running ones first in rank order, finished ones
-/// where they fell), children of the step before's running beams.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BeamTree {
-    pub k: usize,
-    pub start: String,
-    pub steps: Vec<Vec<BeamShown>>,
 }
 
 /// The tree of `tree` (as the stepper keeps it) with the path to `output` (ids after
@@ -128,39 +62,9 @@ pub fn beam_tree(tree: &[Vec<BeamNode>], k: usize, start: &str, output: &[u32], 
     BeamTree { k, start: start.to_string(), steps }
 }
 
-/// One decoding step as the page shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DecodeView {
-    pub method: Method,
-    /// The encoder's tokens, [CLS] .. [SEP] (S).
-    pub source: Vec<String>,
-    /// What the decoder read at this step, decoder_start first (T).
-    pub prefix: Vec<String>,
-    /// The output so far (after decoder_start; the end token included once reached) and its text.
-    pub generated: Vec<String>,
-    pub text: String,
-    /// Tokens generated.
-    pub step: usize,
-    /// The token this step chose (greedy and sampling).
-    pub chosen: Option<Candidate>,
-    /// The most probable next tokens after `prefix`, in the distribution the method draws from.
-    pub next: Vec<Candidate>,
-    /// What `next` is.
-    pub next_note: String,
-    pub done: bool,
-    /// Why decoding stopped (once done).
-    pub stop: String,
-    pub layers: usize,
-    pub heads: usize,
-    /// Layer-major: layer l head h at l * heads + h.
-    pub self_attn: Vec<AttnMap>,
-    pub cross_attn: Vec<AttnMap>,
-    pub beams: Option<BeamTree>,
-}
-
-impl DecodeView {
-    /// Builds the view of `look` (the forward of this step) with the stepper as it is after it.
-    pub fn of(m: &Seq2Seq, st: &Stepper, look: &Look) -> Self {
+/// Builds the view of `look` (the forward of this step) with the stepper as it is after it.
+pub fn decode_view(m: &Seq2Seq, st: &Stepper, look: &Look) -> DecodeView {
+    {
         let tok = |i: u32| m.tokenizer.id_to_token(i);
         let (dist, next_note) = match st.method {
             Method::Greedy => {
@@ -223,60 +127,6 @@ impl DecodeView {
             beams,
         }
     }
-}
-
-/// Who sees whom in one shape of the Transformer: a row per token that looks, a column per token
-/// it could look at.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ShapeGrid {
-    pub name: &'static str,
-    pub example: &'static str,
-    pub what: &'static str,
-    pub rows: Vec<&'static str>,
-    pub cols: Vec<&'static str>,
-    /// (rows x cols): the row's token sees the column's.
-    pub sees: Vec<bool>,
-    /// Columns from the source (encoder-decoder), drawn apart.
-    pub source_cols: usize,
-}
-
-/// The three shapes: encoder-only sees every token, decoder-only the ones before, and an
-/// encoder-decoder's decoder the ones before and all of the source.
-pub fn shapes() -> [ShapeGrid; 3] {
-    let words = vec!["the", "cat", "sat", "down"];
-    let all = vec![true; 16];
-    let causal: Vec<bool> = (0..16).map(|i| i % 4 <= i / 4).collect();
-    let target = vec!["[start]", "four", "hundred", "fifty"];
-    let cross: Vec<bool> = (0..4).flat_map(|r| (0..7).map(move |c| c < 3 || c - 3 <= r)).collect();
-    [
-        ShapeGrid {
-            name: "Encoder-only (BERT)",
-            example: "BERT, this page's first tabs",
-            what: "Every token sees every token, before and after it. Great for understanding a whole sentence (fill a [MASK], classify, tag), but it cannot write new text: nothing in it predicts the next word.",
-            rows: words.clone(),
-            cols: words.clone(),
-            sees: all,
-            source_cols: 0,
-        },
-        ShapeGrid {
-            name: "Decoder-only (GPT)",
-            example: "GPT, most chat models",
-            what: "Each token sees itself and the ones before it, never a later one (the causal mask), so the model can be trained to predict the next token and then generate, one token at a time.",
-            rows: words.clone(),
-            cols: words,
-            sees: causal,
-            source_cols: 0,
-        },
-        ShapeGrid {
-            name: "Encoder-decoder (this tab)",
-            example: "the original Transformer, T5, BART, translation",
-            what: "The encoder reads the whole source (like BERT); the decoder generates the output one token at a time, seeing its own earlier tokens (causal self-attention) and, through cross-attention, all of the source.",
-            rows: target.clone(),
-            cols: ["4", "5", "0"].into_iter().chain(target).collect(),
-            sees: cross,
-            source_cols: 3,
-        },
-    ]
 }
 
 #[cfg(test)]

@@ -7,15 +7,14 @@ pub mod attribute_bench;
 pub mod decode;
 pub mod embeddings;
 pub mod ffn_detail;
-pub mod finetune;
 pub mod head_detail;
 pub mod snapshot;
 pub mod translate;
 pub mod why;
 
 pub use bertscope_view::explain::{
-    anatomy, anatomy_tables, attention_views, attribution, chart, colormap, coref, corpus_search, diverging, filmstrip, head_stats,
-    heatmap_svg, layer_summary, models, qk_scatter, training,
+    anatomy, anatomy_tables, attention_views, attribution, chart, colormap, coref, corpus_search, diverging, filmstrip, finetune,
+    head_stats, heatmap_svg, layer_summary, models, qk_scatter, training,
 };
 
 #[cfg(test)]

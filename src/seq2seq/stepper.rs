@@ -9,35 +9,8 @@ use super::Seq2Seq;
 use crate::error::{BertError, Result};
 use crate::model::forward::{Batch, MlmRows};
 use crate::rng::Rng;
+pub use bertscope_view::explain::decode::Method;
 use serde::{Deserialize, Serialize};
-
-/// How the next token is chosen.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Method {
-    /// The most probable token.
-    Greedy,
-    /// Drawn from softmax(logits / temperature) over the `top_k` most probable (0: all), seeded.
-    Sample { temperature: f32, top_k: usize, seed: u64 },
-    /// `k` hypotheses kept at each step, as HF's `generate(num_beams=k)`.
-    Beam { k: usize, length_penalty: f64 },
-}
-
-impl Method {
-    /// A message for a setting out of range.
-    pub fn check(&self) -> std::result::Result<(), String> {
-        match *self {
-            Method::Greedy => Ok(()),
-            Method::Sample { temperature, .. } if !(temperature > 0.0 && temperature <= 100.0) => {
-                Err(format!("temperature must be above 0 (and at most 100); got {temperature}"))
-            }
-            Method::Sample { .. } => Ok(()),
-            Method::Beam { k, length_penalty } if !(1..=8).contains(&k) || !length_penalty.is_finite() => {
-                Err(format!("beam search keeps 1 to 8 beams; got {k}"))
-            }
-            Method::Beam { .. } => Ok(()),
-        }
-    }
-}
 
 /// A hypothesis: decoder ids (decoder_start first) and the sum of its tokens' log-probabilities.
 #[derive(Clone, Debug, PartialEq)]

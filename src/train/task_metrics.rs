@@ -8,7 +8,7 @@ use crate::cpu::softmax::softmax_row;
 use crate::infer::task::MAX_ANSWER_TOKENS;
 use crate::model::task::TaskTrace;
 use crate::train::task_data::{Feature, FeatureLabel};
-use serde::{Deserialize, Serialize};
+pub use bertscope_view::explain::finetune::{TagScore, TaskMetrics};
 
 /// What the head answered for one example.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,33 +59,6 @@ pub fn answers(tt: &TaskTrace<f32>, items: &[&Feature], t: usize) -> Vec<Answer>
             }
         })
         .collect()
-}
-
-/// One tag's accuracy: of the `total` positions whose true tag it is, `right` were tagged so.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TagScore {
-    pub label: String,
-    pub right: usize,
-    pub total: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskMetrics {
-    pub kind: TaskKind,
-    /// Examples scored.
-    pub examples: usize,
-    pub loss: f32,
-    /// Classes or tags right, or answers exactly right (exact match), 0 to 1.
-    pub accuracy: f32,
-    /// The label names by id (classes and tags).
-    pub labels: Vec<String>,
-    /// Classification: counts[true][predicted].
-    pub confusion: Vec<Vec<usize>>,
-    /// Tagging: every true tag present, in id order.
-    pub per_tag: Vec<TagScore>,
-    /// Question answering: the mean over examples of the F1 of the predicted span's pieces
-    /// against the true span's.
-    pub f1: Option<f32>,
 }
 
 /// The F1 of two inclusive spans' positions (0 when they do not overlap).

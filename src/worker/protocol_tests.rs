@@ -6,14 +6,18 @@ use crate::bundle::Bert;
 use crate::config::TaskKind;
 use crate::config::{BertConfig, Heads};
 use crate::explain::embeddings::position_view;
+use crate::explain::finetune::TuneSetup;
 use crate::explain::finetune::{TuneData, TuneStart};
 use crate::explain::snapshot::build;
+use crate::explain::training::TrainSetup;
 use crate::explain::training::{CorpusSource, TrainMode};
+use crate::explain::Request;
 use crate::tokenize::BertTokenizer;
 use crate::worker::model_files::PickedFile;
 use crate::worker::session::TrainSession;
 use crate::worker::translate_session::TranslateSession;
 use crate::worker::tune_session::TuneSession;
+use serde::{Deserialize, Serialize};
 
 const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n##s\nsat\non\nmat\ndog\nran\n.\n";
 const CORPUS: &str = "the cat sat on the mat.\nthe dog ran.\nthe cats sat.\n\nthe dog sat on the mat.\nthe cat ran.\n";

@@ -70,7 +70,7 @@ impl TranslateSession {
     }
 
     pub fn info(&self) -> Seq2SeqInfo {
-        Seq2SeqInfo::of(&self.trainer.model)
+        crate::explain::translate::seq2seq_info(&self.trainer.model)
     }
 
     pub fn step_count(&self) -> usize {
@@ -137,14 +137,14 @@ impl TranslateSession {
         if fresh {
             let stepper = Stepper::new(m, &req.source, req.method.clone(), m.cfg.decoder.max_tokens())?;
             let look = stepper.look(m)?;
-            let view = DecodeView::of(m, &stepper, &look);
+            let view = crate::explain::decode::decode_view(m, &stepper, &look);
             self.decoding = Some(Decoding { req: req.clone(), stepper, view });
         }
         let d = self.decoding.as_mut().expect("decoding was set up");
         if action != DecodeAction::Restart {
             loop {
                 if let Some(look) = d.stepper.step(m)? {
-                    d.view = DecodeView::of(m, &d.stepper, &look);
+                    d.view = crate::explain::decode::decode_view(m, &d.stepper, &look);
                 } else {
                     // done without a step (out of room): the view says so
                     d.view.done = true;

@@ -6,6 +6,8 @@
 pub mod config;
 pub mod error;
 pub mod explain;
+pub mod model_files;
+pub mod protocol;
 
 pub use config::BertConfig;
 pub use error::{BertError, Result};

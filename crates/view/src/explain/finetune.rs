@@ -5,7 +5,6 @@
 
 use crate::config::TaskKind;
 use crate::explain::snapshot::TaskOutput;
-use crate::train::task_metrics::TaskMetrics;
 use serde::{Deserialize, Serialize};
 
 /// The bundled sets (in `www/datasets/<name>/{train,test}.jsonl`): (name, task, label).
@@ -203,4 +202,31 @@ pub struct TuneScores {
     pub step: usize,
     pub main: TaskMetrics,
     pub random: Option<TaskMetrics>,
+}
+
+/// One tag's accuracy: of the `total` positions whose true tag it is, `right` were tagged so.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TagScore {
+    pub label: String,
+    pub right: usize,
+    pub total: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskMetrics {
+    pub kind: TaskKind,
+    /// Examples scored.
+    pub examples: usize,
+    pub loss: f32,
+    /// Classes or tags right, or answers exactly right (exact match), 0 to 1.
+    pub accuracy: f32,
+    /// The label names by id (classes and tags).
+    pub labels: Vec<String>,
+    /// Classification: counts[true][predicted].
+    pub confusion: Vec<Vec<usize>>,
+    /// Tagging: every true tag present, in id order.
+    pub per_tag: Vec<TagScore>,
+    /// Question answering: the mean over examples of the F1 of the predicted span's pieces
+    /// against the true span's.
+    pub f1: Option<f32>,
 }
