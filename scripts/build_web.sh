@@ -46,7 +46,7 @@ done
 # size (web-ui); together they keep the shipped wasm + JS under 2 MB gzipped.
 echo "== building the page's wasm (cargo: the worker, then the app)"
 cargo build --locked --profile web --target wasm32-unknown-unknown --no-default-features --features web --bin worker
-cargo build --locked --profile web-ui --target wasm32-unknown-unknown --no-default-features --features web --bin app
+cargo build --locked --profile web-ui --target wasm32-unknown-unknown -p bertscope-ui --bin app
 STAGE=target/web-stage
 rm -rf "$STAGE" dist.new
 mkdir -p "$STAGE" dist.new

@@ -17,7 +17,6 @@ pub mod seq2seq;
 pub mod tensorfile;
 pub mod tokenize;
 pub mod train;
-pub mod ui;
 pub mod worker;
 
 pub use config::BertConfig;

@@ -4,7 +4,6 @@
 //! average at the same position, with the rank agreement of attribution and rollout (Spearman).
 
 use super::attention_views::{layer_mean, residual_mix, rollout};
-pub use super::snapshot::WhyRequest;
 use super::snapshot::{Snapshot, TaskOutput};
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;

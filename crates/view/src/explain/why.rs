@@ -3,6 +3,7 @@
 //! agrees (Spearman's rank correlation).
 
 use super::attribution::Method;
+pub use super::snapshot::WhyRequest;
 use serde::{Deserialize, Serialize};
 
 /// An output that can be explained: its spec and how the page names it.

@@ -1,0 +1,200 @@
+//! The fine-tune panel: the data set (bundled, pasted or uploaded JSON lines), where to start (the
+//! loaded model, the model pre-trained in the train tab, random weights), the comparison with
+//! random weights, the settings, Start / Pause / Reset, the step counter, and after fine-tuning the
+//! saved files and the switch that puts the fine-tuned model into the explainer.
+
+use crate::components::panel_parts::{downloads, number_field, on_file_text, phase_status};
+use crate::config::TaskKind;
+use crate::explain::finetune::{TuneStart, DATASETS};
+use crate::train_state::Phase;
+use crate::tune_state::{TuneAction, TuneField, TuneView};
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// What the buttons ask for (the page turns them into worker commands).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TuneControl {
+    Start,
+    Pause,
+    Reset,
+    Save,
+    UseTuned(bool),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub view: Rc<TuneView>,
+    pub on_action: Callback<TuneAction>,
+    pub on_control: Callback<TuneControl>,
+    /// A model was pre-trained in the train tab (it can be the start).
+    pub trained_available: bool,
+    /// What the page calls the model loaded in the explainer.
+    pub model: AttrValue,
+}
+
+fn number(
+    label: &'static str,
+    testid: &'static str,
+    value: String,
+    hint: &'static str,
+    to: fn(String) -> TuneField,
+    cb: &Callback<TuneAction>,
+) -> Html {
+    number_field(label, testid, value, hint, false, cb.reform(move |v| TuneAction::Edit(to(v))))
+}
+
+/// The JSON-lines format of each task, for the paste box.
+fn format_hint(task: TaskKind) -> &'static str {
+    match task {
+        TaskKind::SequenceClassification => r#"One example a line: {"text": "great film", "label": "positive"} (a "pair" is optional)."#,
+        TaskKind::TokenClassification => {
+            r#"One example a line: {"tokens": ["Ada", "lives", "in", "Paris"], "tags": ["B-PER", "O", "O", "B-LOC"]}"#
+        }
+        TaskKind::QuestionAnswering => {
+            r#"One example a line: {"question": "Where?", "context": "Ada lives in Paris.", "answer": {"text": "Paris", "start": 13}} (start: the character offset)"#
+        }
+    }
+}
+
+#[component]
+pub fn TunePanel(p: &Props) -> Html {
+    let v = &p.view;
+    let s = &v.form.setup;
+    let locked = v.has_run || matches!(v.phase, Phase::Preparing(_));
+    let act = p.on_action.clone();
+    let ctl = |c: TuneControl| {
+        let cb = p.on_control.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(c))
+    };
+    let edit = |f: fn(String) -> TuneField| {
+        let act = act.clone();
+        Callback::from(move |e: Event| act.emit(TuneAction::Edit(f(e.target_unchecked_into::<HtmlSelectElement>().value()))))
+    };
+    let start = |st: TuneStart, label: &str, enabled: bool| {
+        let act = act.clone();
+        html! {
+            <label class="radio">
+                <input type="radio" name="tune-start" checked={s.start == st} disabled={locked || !enabled} data-testid={format!("tune-start-{}", st.key())}
+                    onchange={Callback::from(move |_: Event| act.emit(TuneAction::Edit(TuneField::Start(st))))} />
+                { label.to_string() }
+            </label>
+        }
+    };
+    let on_task = {
+        let act = act.clone();
+        Callback::from(move |e: Event| {
+            let t = match e.target_unchecked_into::<HtmlSelectElement>().value().as_str() {
+                "tag" => TaskKind::TokenClassification,
+                "answer" => TaskKind::QuestionAnswering,
+                _ => TaskKind::SequenceClassification,
+            };
+            act.emit(TuneAction::Edit(TuneField::Task(t)))
+        })
+    };
+    let on_paste = {
+        let act = act.clone();
+        Callback::from(move |e: InputEvent| {
+            act.emit(TuneAction::Edit(TuneField::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
+        })
+    };
+    let on_file = on_file_text(act.reform(|t| TuneAction::Edit(TuneField::Custom(t))));
+    let on_compare = {
+        let act = act.clone();
+        Callback::from(move |e: Event| {
+            act.emit(TuneAction::Edit(TuneField::Compare(e.target_unchecked_into::<HtmlInputElement>().checked())))
+        })
+    };
+    let custom = (v.form.dataset == "custom").then(|| {
+        let lines = v.form.custom.lines().filter(|l| !l.trim().is_empty()).count();
+        let task_key = match s.task {
+            TaskKind::SequenceClassification => "classify",
+            TaskKind::TokenClassification => "tag",
+            TaskKind::QuestionAnswering => "answer",
+        };
+        html! {
+            <div class="custom-corpus">
+                <label class="field"><span>{ "task" }</span>
+                    <select onchange={on_task} disabled={locked} data-testid="tune-task" aria-label="task">
+                        <option value="classify" selected={task_key == "classify"}>{ "Classify sentences" }</option>
+                        <option value="tag" selected={task_key == "tag"}>{ "Tag every word" }</option>
+                        <option value="answer" selected={task_key == "answer"}>{ "Answer questions (span in a context)" }</option>
+                    </select>
+                </label>
+                <textarea rows="5" placeholder={format_hint(s.task)} value={(*v.form.custom).clone()} disabled={locked} oninput={on_paste} data-testid="tune-data-text" />
+                <div class="row">
+                    <input type="file" accept=".jsonl,.json,.txt" disabled={locked} onchange={on_file} aria-label="upload a JSONL file" />
+                    <span class="muted">{ format!("{lines} lines; every tenth is held out for the scores") }</span>
+                </div>
+            </div>
+        }
+    });
+    let (status, status_class) = phase_status(&v.phase, "Ready to fine-tune.", "Fine-tuning…");
+    let info = v.info.as_ref().map(|i| {
+        html! {
+            <p class="muted run-info">{ format!(
+                "Model: {} layers × {} heads, hidden {} ({} parameters with the head). {} training examples, {} held out. Prepared in {:.1} s. Trains on {}.",
+                i.layers, i.heads, i.hidden, i.params, v.train_examples, v.eval_examples, v.setup_ms / 1000.0, v.device) }</p>
+        }
+    });
+    let running = v.running();
+    let saved =
+        downloads(&v.links, "tune-downloads", "Download (loads in transformers' AutoModelFor… and here, under Load your own model): ");
+    let progress = if v.steps > 0 { v.step as f64 / v.steps as f64 } else { 0.0 };
+    html! {
+        <div class="train-panel tune-panel">
+            <div class="form">
+                <fieldset disabled={locked}>
+                    <legend>{ "Data" }</legend>
+                    <select onchange={edit(TuneField::Dataset)} aria-label="data set" data-testid="tune-dataset">
+                        { for DATASETS.iter().map(|(name, _, label)| html! { <option value={*name} selected={v.form.dataset == *name}>{ *label }</option> }) }
+                        <option value="custom" selected={v.form.dataset == "custom"}>{ "Your own JSON lines (paste or upload)" }</option>
+                    </select>
+                    { for custom }
+                </fieldset>
+                <fieldset disabled={locked}>
+                    <legend>{ "Start from" }</legend>
+                    { start(TuneStart::Tiny, "bert-tiny, bundled (2 layers × 2 heads: a run takes seconds)", true) }
+                    { start(TuneStart::Loaded, &format!("The model loaded in the explainer: \"{}\"", p.model), true) }
+                    { start(TuneStart::Trained, "The model pre-trained in the train tab", p.trained_available) }
+                    { start(TuneStart::Random, "Random weights (no pre-training)", true) }
+                    <label class="radio" title="The same architecture and data from random weights, step for step: the curves side by side.">
+                        <input type="checkbox" checked={s.compare} disabled={locked || s.start == TuneStart::Random} onchange={on_compare} data-testid="tune-compare" />
+                        { "Also fine-tune from random weights, to compare (twice the work)" }
+                    </label>
+                </fieldset>
+                <fieldset class="numbers" disabled={locked}>
+                    <legend>{ "Settings" }</legend>
+                    { number("steps", "tune-steps", s.steps.to_string(), "optimiser steps", TuneField::Steps, &act) }
+                    { number("batch", "tune-batch", s.batch.to_string(), "examples per step", TuneField::Batch, &act) }
+                    { number("learning rate", "tune-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup, then linear decay", TuneField::Lr, &act) }
+                    { number("seed", "tune-seed", s.seed.to_string(), "the head's initialisation, data order and dropout", TuneField::Seed, &act) }
+                </fieldset>
+            </div>
+            <div class="controls big">
+                <button class="primary" data-testid="finetune-start" onclick={ctl(TuneControl::Start)} disabled={running || matches!(v.phase, Phase::Preparing(_) | Phase::Finished)}>
+                    { if v.has_run && v.step > 0 { "▶ Resume" } else { "▶ Fine-tune" } }</button>
+                <button data-testid="tune-pause" onclick={ctl(TuneControl::Pause)} disabled={!running}>{ "Pause" }</button>
+                <button data-testid="tune-reset" onclick={ctl(TuneControl::Reset)} disabled={!v.has_run && !matches!(v.phase, Phase::Preparing(_))}>{ "↺ Reset" }</button>
+                <span class={classes!("status", status_class)} data-testid="tune-status" data-phase={status_class}>{ status }</span>
+            </div>
+            <div class="progress-row">
+                <span class="stepper">{ "step " }<b data-testid="tune-step">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
+                <progress max="1" value={progress.to_string()} aria-label="fine-tuning progress" />
+                <span class="rate" data-testid="tune-rate" data-device={v.device.clone()}>
+                    { if v.examples_per_s > 0.0 { format!("{:.0} examples/s", v.examples_per_s) } else { String::new() } }</span>
+            </div>
+            { v.error.clone().map(|m| html! { <p class="error" data-testid="tune-error" role="alert">{ m }</p> }).unwrap_or_default() }
+            { info.unwrap_or_default() }
+            <div class="controls after">
+                <button data-testid="tune-save" onclick={ctl(TuneControl::Save)} disabled={!v.has_run || running}>{ "Save the fine-tuned model (HF folder)" }</button>
+                <label class="radio">
+                    <input type="checkbox" data-testid="tune-use" checked={v.use_tuned} disabled={!v.has_run}
+                        onchange={{ let cb = p.on_control.clone(); Callback::from(move |e: Event| cb.emit(TuneControl::UseTuned(e.target_unchecked_into::<HtmlInputElement>().checked()))) }} />
+                    { "Use the fine-tuned model in the explainer views" }
+                </label>
+            </div>
+            { for saved }
+        </div>
+    }
+}
