@@ -6,7 +6,8 @@
 //! performance marks) are in `browser.rs`.
 
 use super::browser::{location_search, mark, replace_url_soon, WORKER_PATH};
-use super::page::{use_engine_link, use_tour, EngineLink, ExplainTab, Header, Shared, TabBar, TrainTab, TranslateTab, TuneTab};
+use super::engine::EngineLink;
+use super::page::{use_engine_link, use_tour, ExplainTab, Header, Shared, TabBar, TrainTab, TranslateTab, TuneTab};
 use super::state::AppState;
 use super::tour::Tab;
 use super::train_state::TrainView;

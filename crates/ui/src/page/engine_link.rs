@@ -6,7 +6,7 @@
 
 use super::{PageState, TrainDispatch, TranslateDispatch, TuneDispatch};
 use crate::browser::absolute;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineLink};
 use crate::protocol::{FromEngine, ToEngine, TrainEvent, TuneEvent};
 use crate::state::{Action, Coalescer};
 use crate::train_state::TrainAction;
@@ -15,24 +15,7 @@ use crate::tune_state::TuneAction;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
-use yew_agent::reactor::{use_reactor_bridge, ReactorEvent, UseReactorBridgeHandle};
-
-/// The bridge to the engine's worker, as the views get it from the context (equal for the page's
-/// whole life: the views that send do not render again because of it).
-#[derive(Clone, PartialEq)]
-pub struct EngineLink(UseReactorBridgeHandle<Engine>);
-
-impl EngineLink {
-    pub fn send(&self, msg: ToEngine) {
-        self.0.send(msg);
-    }
-}
-
-/// The page's link to the engine (a view inside `App`'s `ContextProvider<EngineLink>`).
-#[hook]
-pub fn use_engine() -> EngineLink {
-    use_context::<EngineLink>().expect("the views that talk to the engine are inside App's ContextProvider<EngineLink>")
-}
+use yew_agent::reactor::{use_reactor_bridge, ReactorEvent};
 
 /// The page's one bridge: the worker's replies go to `state` (the explainer), `train` (the
 /// trainer), `tune` (the fine-tuner) and `translate` (the Translate tab); a reply to an explain request frees the worker for the latest input that waited.

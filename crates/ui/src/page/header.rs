@@ -2,9 +2,10 @@
 //! line (its download, then what was loaded) with "Load your own model", and under them the
 //! message box (a model that failed to load, an input the model cannot take).
 
-use super::{use_engine, PageDispatch, Shared};
+use super::{PageDispatch, Shared};
 use crate::browser::absolute;
 use crate::components::{download_text, Badge, ErrorBox, LoadProgress, ModelChoice, ModelPicker};
+use crate::engine::use_engine;
 use crate::model_files::PickedFile;
 use crate::protocol::ToEngine;
 use crate::state::{model_label, Action, AppState, Load};

@@ -9,7 +9,7 @@ mod train_tab;
 mod translate_tab;
 mod tune_tab;
 
-pub use engine_link::{use_engine, use_engine_link, EngineLink};
+pub use engine_link::use_engine_link;
 pub use explain_tab::ExplainTab;
 pub use header::Header;
 pub use tabs::{use_tour, TabBar};

@@ -2,9 +2,10 @@
 //! through the context's link), the learning curves, the masking pipeline of the current batch and
 //! the attention filmstrip.
 
-use super::{use_engine, Shared, TrainDispatch, TuneDispatch};
+use super::{Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
 use crate::components::{Control, Filmstrip, MaskingPanel, TrainCharts, TrainPanel};
+use crate::engine::use_engine;
 use crate::protocol::{ToEngine, TrainCmd};
 use crate::train_state::{TrainAction, TrainView};
 use crate::tune_state::TuneAction;

@@ -3,12 +3,13 @@
 //! sentence of your own decoded one token at a time (the next-token bars, the beam tree, the causal
 //! self-attention, the cross-attention) and the three shapes of the Transformer.
 
-use super::{use_engine, Shared, TranslateDispatch};
+use super::{Shared, TranslateDispatch};
 use crate::browser::absolute;
 use crate::components::{
     BeamTreeView, DecodeControls, DecoderAttention, NextTokens, Shapes, TranslateCharts, TranslateControl, TranslatePanel,
     TranslateScoresView,
 };
+use crate::engine::use_engine;
 use crate::explain::decode::DecodeAction;
 use crate::protocol::{ToEngine, TranslateCmd};
 use crate::translate_state::{TranslateAction, TranslateView};

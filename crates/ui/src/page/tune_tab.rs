@@ -2,9 +2,10 @@
 //! through the context's link), the curves of the run and of the random-weights run, the held-out
 //! scores, the batch with the model's answers, and your own sentence before and after.
 
-use super::{use_engine, Shared, TrainDispatch, TuneDispatch};
+use super::{Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
 use crate::components::{TuneBatchView, TuneCharts, TuneControl, TunePanel, TuneProbeView, TuneScores};
+use crate::engine::use_engine;
 use crate::protocol::{ToEngine, TuneCmd};
 use crate::train_state::TrainAction;
 use crate::tune_state::{TuneAction, TuneView};

@@ -3,9 +3,9 @@
 //! in context, with how many are the same word and which words come up most.
 
 use crate::components::{show_token, SnapRef};
+use crate::engine::use_engine;
 use crate::explain::corpus_search::{SearchRequest, SearchView};
 use crate::explain::Request;
-use crate::page::use_engine;
 use crate::protocol::ToEngine;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;

@@ -4,8 +4,8 @@
 //! the head in the attention views, and its example sentences can be put in the text box.
 
 use crate::browser::absolute;
+use crate::engine::use_engine;
 use crate::explain::head_stats::{HeadStats, Role};
-use crate::page::use_engine;
 use crate::protocol::{SurveyCmd, ToEngine};
 use crate::survey_state::{SurveyAction, SurveyView};
 use std::rc::Rc;

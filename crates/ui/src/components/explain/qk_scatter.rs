@@ -7,9 +7,9 @@
 use super::corpus_search::words;
 use super::qk_canvas::{draw, LINKS};
 use crate::components::{show_token, SnapRef};
+use crate::engine::use_engine;
 use crate::explain::qk_scatter::{Frame, QkPick, QkRequest, QkView};
 use crate::explain::Request;
-use crate::page::use_engine;
 use crate::protocol::ToEngine;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
