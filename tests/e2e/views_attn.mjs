@@ -1,5 +1,5 @@
 // e2e: the attention section's head view as lines, head average, rollout, the "hide [CLS]/[SEP]"
-// switch and PNG / SVG export (src/ui/components/attention_panel.rs and the files it uses).
+// switch and PNG / SVG export (crates/ui/src/components/explain/attention_panel.rs and the files it uses).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

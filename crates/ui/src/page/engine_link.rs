@@ -65,7 +65,7 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispat
     *cell.borrow_mut() = Some(link.clone());
 
     // Load the model once: from the page's early download of the default model when there is
-    // one (src/ui/early.rs), otherwise the worker fetches the folder.
+    // one (crates/ui/src/early.rs), otherwise the worker fetches the folder.
     {
         let link = link.clone();
         let base_url = absolute(&state.model);
