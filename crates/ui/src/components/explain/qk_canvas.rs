@@ -13,23 +13,29 @@ pub const QUERY: [u8; 3] = [31, 119, 180];
 pub const KEY: [u8; 3] = [255, 127, 14];
 const QUERY_CSS: &str = "rgb(31,119,180)";
 const KEY_CSS: &str = "rgb(255,127,14)";
-/// How much of a point's colour covers what is under it.
-const ALPHA: u32 = 90; // of 255
+/// How much of a point's colour covers what is under it (of 255), and its side in pixels: faint
+/// and small for tens of thousands of points (where they pile up), stronger and larger for a few.
+fn ink(points: usize) -> (u32, usize) {
+    if points > 4000 {
+        (90, 2)
+    } else {
+        (200, 3)
+    }
+}
 /// Keys joined to the chosen query.
 pub const LINKS: usize = 3;
 
-/// Blends `c` into the 2 x 2 pixels at (x, y) of a w x h RGBA picture.
-fn plot(px: &mut [u8], w: usize, h: usize, x: f64, y: f64, c: [u8; 3]) {
+/// Blends `c` with opacity `alpha` into the `side` x `side` pixels at (x, y) of a w x h RGBA picture.
+fn plot(px: &mut [u8], (w, h): (usize, usize), (x, y): (f64, f64), c: [u8; 3], (alpha, side): (u32, usize)) {
     if !(x >= 0.0 && y >= 0.0) {
         return;
     }
     let (x, y) = (x as usize, y as usize);
-    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-        let (xx, yy) = (x + dx, y + dy);
-        if xx < w && yy < h {
+    for yy in (y..y + side).filter(|&yy| yy < h) {
+        for xx in (x..x + side).filter(|&xx| xx < w) {
             let i = 4 * (yy * w + xx);
             for k in 0..3 {
-                px[i + k] = ((px[i + k] as u32 * (255 - ALPHA) + c[k] as u32 * ALPHA) / 255) as u8;
+                px[i + k] = ((px[i + k] as u32 * (255 - alpha) + c[k] as u32 * alpha) / 255) as u8;
             }
         }
     }
@@ -39,10 +45,12 @@ fn plot(px: &mut [u8], w: usize, h: usize, x: f64, y: f64, c: [u8; 3]) {
 fn cloud(view: &QkView, f: &Frame) -> Vec<u8> {
     let (w, h) = (f.w as usize, f.h as usize);
     let mut px = vec![255u8; w * h * 4];
+    let ink = ink(view.queries.len() + view.keys.len());
+    let half = (ink.1 / 2) as f64;
     for (points, colour) in [(&view.keys, KEY), (&view.queries, QUERY)] {
         for p in points.iter() {
             let (x, y) = f.to_px(*p);
-            plot(&mut px, w, h, x - 1.0, y - 1.0, colour);
+            plot(&mut px, (w, h), (x - half, y - half), colour, ink);
         }
     }
     px
