@@ -84,7 +84,7 @@ fn linear_forward_and_backward_match_cpu_on_odd_shapes() {
         let dwb = up2(&dw0);
         let dbb = ctx().buffer("db", out).unwrap();
         let mut rec = ctx().recorder();
-        mm::linear(&mut rec, v(&xb), v(&wb), Some(v(&bb)), v(&yb), n, inp, out).unwrap();
+        mm::linear(&mut rec, v(&xb), v(&wb), Some(v(&bb)), v(&yb), (n, inp, out)).unwrap();
         let s = Shape::new(n, out, inp);
         mm::matmul(
             &mut rec,
@@ -96,7 +96,7 @@ fn linear_forward_and_backward_match_cpu_on_odd_shapes() {
             Kernel::Naive,
         )
         .unwrap();
-        mm::linear_backward(&mut rec, v(&dyb), v(&xb), v(&wb), Some((v(&dxb), false)), v(&dwb), n, inp, out).unwrap();
+        mm::linear_backward(&mut rec, v(&dyb), v(&xb), v(&wb), Some((v(&dxb), false)), v(&dwb), (n, inp, out)).unwrap();
         reduce::colsum(&mut rec, v(&dyb), n, out, v(&dbb)).unwrap();
         let hs = [rec.read(v(&yb)), rec.read(v(&naive)), rec.read(v(&dxb)), rec.read(v(&dwb)), rec.read(v(&dbb))];
         let r = rec.finish_blocking().unwrap();
@@ -348,7 +348,7 @@ fn embedding_sum_gather_and_scatter_match_cpu() {
     let g = ctx().buffer("g", 4 * h).unwrap();
     let dw = ctx().buffer("dw", vocab * h).unwrap();
     let mut rec = ctx().recorder();
-    gemb::embed_sum(&mut rec, v(&wb), v(&pb), v(&tb), &ids, &tids, t, h, v(&out)).unwrap();
+    gemb::embed_sum(&mut rec, v(&wb), v(&pb), v(&tb), (&ids, &tids), (t, h), v(&out)).unwrap();
     gemb::gather(&mut rec, v(&wb), &[3, 0, 36, 3], h, v(&g)).unwrap();
     gemb::scatter_add(&mut rec, v(&db), &ids, h, v(&dw)).unwrap();
     let hs = [rec.read(v(&out)), rec.read(v(&g)), rec.read(v(&dw))];

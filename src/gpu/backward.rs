@@ -98,9 +98,7 @@ pub fn record_backward(
             w(mh.decoder),
             Some((View::whole(&dln), false)),
             g(mh.decoder),
-            mm,
-            h,
-            vocab,
+            (mm, h, vocab),
         )?;
         bias_grad(rec, View::whole(&mt.logits), mm, vocab, g(mh.bias))?;
         let dact = buf("d_mlm_act", mm * h)?;
@@ -123,9 +121,7 @@ pub fn record_backward(
             w(mh.transform.weight),
             Some((View::whole(&dxm), false)),
             g(mh.transform.weight),
-            mm,
-            h,
-            h,
+            (mm, h, h),
         )?;
         bias_grad(rec, View::whole(&dpre), mm, h, g(mh.transform.bias))?;
         scatter_add(rec, View::whole(&dxm), &mt.rows, h, View::whole(&dx))?;
@@ -147,9 +143,7 @@ pub fn record_backward(
                 w(ns.weight),
                 Some((View::whole(&dpooled), false)),
                 g(ns.weight),
-                b,
-                h,
-                2,
+                (b, h, 2),
             )?;
             bias_grad(rec, View::whole(nl), b, 2, g(ns.bias))?;
             let dpre = buf("d_pool_pre", b * h)?;
@@ -162,9 +156,7 @@ pub fn record_backward(
                 w(pl.weight),
                 Some((View::whole(&dcls), false)),
                 g(pl.weight),
-                b,
-                h,
-                h,
+                (b, h, h),
             )?;
             bias_grad(rec, View::whole(&dpre), b, h, g(pl.bias))?;
             let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
@@ -207,9 +199,7 @@ pub fn record_backward(
             w(ls.output.weight),
             Some((View::whole(&d_ffn_act), false)),
             g(ls.output.weight),
-            n,
-            inter,
-            h,
+            (n, inter, h),
         )?;
         bias_grad(rec, View::whole(&d_ffn_out), n, h, g(ls.output.bias))?;
         // ffn_act = act(ffn_pre), ffn_pre = ffn_in W_i^T + b_i; ffn_in = attn_ln_out, or in a
@@ -225,9 +215,7 @@ pub fn record_backward(
             w(ls.intermediate.weight),
             Some((View::whole(&d_ffn_in), true)),
             g(ls.intermediate.weight),
-            n,
-            h,
-            inter,
+            (n, h, inter),
         )?;
         bias_grad(rec, View::whole(&d_ffn_pre), n, inter, g(ls.intermediate.bias))?;
         let d_attn_ln_out = match (&ls.cross, &lt.cross, &tr.encoder, &d_enc) {
@@ -268,16 +256,14 @@ pub fn record_backward(
             w(ls.attn_out.weight),
             Some((View::whole(&d_context), false)),
             g(ls.attn_out.weight),
-            n,
-            h,
-            h,
+            (n, h, h),
         )?;
         bias_grad(rec, View::whole(&d_attn_dense), n, h, g(ls.attn_out.bias))?;
         let adrop = drop(1 + 3 * l, cfg.attention_probs_dropout_prob).map(|(seed, p)| AttnDropout { p, seed });
         let saved = AttnSaved::of([&lt.q, &lt.k, &lt.v, &lt.probs, &lt.pw, &lt.head], lt.weighted);
         let (dq, dk, dv) = attend_backward(rec, &dims, "", View::whole(&d_context), &saved, adrop)?;
         for (d, lin) in [(&dq, ls.query), (&dk, ls.key), (&dv, ls.value)] {
-            linear_backward(rec, View::whole(d), input, w(lin.weight), Some((View::whole(&d_input), true)), g(lin.weight), n, h, h)?;
+            linear_backward(rec, View::whole(d), input, w(lin.weight), Some((View::whole(&d_input), true)), g(lin.weight), (n, h, h))?;
             bias_grad(rec, View::whole(d), n, h, g(lin.bias))?;
         }
         dx = d_input;

@@ -49,10 +49,10 @@ pub fn record_cross_forward(
     let w = |sl: Slot| sl.of(&m.params);
     let buf = |label: &str, len: usize| ctx.buffer(label, len);
     let (q, k, v) = (buf("cross_q", n * h)?, buf("cross_k", ns * h)?, buf("cross_v", ns * h)?);
-    linear(rec, x, w(cs.query.weight), Some(w(cs.query.bias)), View::whole(&q), n, h, h)?;
+    linear(rec, x, w(cs.query.weight), Some(w(cs.query.bias)), View::whole(&q), (n, h, h))?;
     let e = View::whole(&enc.hidden);
-    linear(rec, e, w(cs.key.weight), Some(w(cs.key.bias)), View::whole(&k), ns, h, h)?;
-    linear(rec, e, w(cs.value.weight), Some(w(cs.value.bias)), View::whole(&v), ns, h, h)?;
+    linear(rec, e, w(cs.key.weight), Some(w(cs.key.bias)), View::whole(&k), (ns, h, h))?;
+    linear(rec, e, w(cs.value.weight), Some(w(cs.value.bias)), View::whole(&v), (ns, h, h))?;
     let (adrop, ddrop) = drops(m, seed, l);
     let weighted = is_weighted(false, adrop);
     let head = ctx.upload("cross_head", &vec![1f32; nh])?;
@@ -60,7 +60,7 @@ pub fn record_cross_forward(
     let AttnOut { scores, probs, pw, context } =
         attend(rec, &dims(m, b, t, s), "cross_", qkv, View::whole(&enc.mask), View::whole(&head), adrop, weighted)?;
     let dense = buf("cross_dense", n * h)?;
-    linear(rec, View::whole(&context), w(cs.out.weight), Some(w(cs.out.bias)), View::whole(&dense), n, h, h)?;
+    linear(rec, View::whole(&context), w(cs.out.weight), Some(w(cs.out.bias)), View::whole(&dense), (n, h, h))?;
     if let Some((sd, p)) = ddrop {
         dropout(rec, View::whole(&dense), n * h, p, sd)?;
     }
@@ -128,17 +128,17 @@ pub fn record_cross_backward(
     };
     let d_context = buf("d_cross_context", n * h)?;
     let dc = Some((View::whole(&d_context), false));
-    linear_backward(rec, View::whole(&d_dense), View::whole(&ct.context), w(cs.out.weight), dc, g(cs.out.weight), n, h, h)?;
+    linear_backward(rec, View::whole(&d_dense), View::whole(&ct.context), w(cs.out.weight), dc, g(cs.out.weight), (n, h, h))?;
     colsum(rec, View::whole(&d_dense), n, h, g(cs.out.bias))?;
     let saved = AttnSaved::of([&ct.q, &ct.k, &ct.v, &ct.probs, &ct.pw, &ct.head], ct.weighted);
     let (dq, dk, dv) = attend_backward(rec, &dims(m, b, t, s), "cross_", View::whole(&d_context), &saved, adrop)?;
     // q = x W_Q^T + b_Q; k, v from the encoder's states
     let acc_dx = Some((View::whole(&dx), true));
-    linear_backward(rec, View::whole(&dq), x, w(cs.query.weight), acc_dx, g(cs.query.weight), n, h, h)?;
+    linear_backward(rec, View::whole(&dq), x, w(cs.query.weight), acc_dx, g(cs.query.weight), (n, h, h))?;
     colsum(rec, View::whole(&dq), n, h, g(cs.query.bias))?;
     let e = View::whole(&enc.hidden);
     for (d, lin) in [(&dk, cs.key), (&dv, cs.value)] {
-        linear_backward(rec, View::whole(d), e, w(lin.weight), Some((d_enc, true)), g(lin.weight), ns, h, h)?;
+        linear_backward(rec, View::whole(d), e, w(lin.weight), Some((d_enc, true)), g(lin.weight), (ns, h, h))?;
         colsum(rec, View::whole(d), ns, h, g(lin.bias))?;
     }
     Ok(dx)

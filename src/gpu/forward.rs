@@ -56,7 +56,7 @@ impl<'m> Fwd<'m> {
         y: &wgpu::Buffer,
         (rows, inp, out): (usize, usize, usize),
     ) -> Result<()> {
-        linear(rec, x, self.w(lin.weight), Some(self.w(lin.bias)), View::whole(y), rows, inp, out)
+        linear(rec, x, self.w(lin.weight), Some(self.w(lin.bias)), View::whole(y), (rows, inp, out))
     }
 
     /// LayerNorm of `rows` rows of `x` (+ `residual`, the sum kept in `sum`) with `ln`, into new
@@ -205,7 +205,7 @@ fn record_embeddings(rec: &mut Recorder<'_>, f: &Fwd<'_>, batch: &Batch, opts: &
     };
     let sum = f.buf("emb_sum", n * h)?;
     // position rows are per token, so the kernel's row % T is the row itself
-    embed_sum(rec, word_t, View::whole(&position), type_t, &word_ids, &type_ids, n, h, View::whole(&sum))?;
+    embed_sum(rec, word_t, View::whole(&position), type_t, (&word_ids, &type_ids), (n, h), View::whole(&sum))?;
     let (word, token_type) = if keep_parts {
         let wb = f.buf("emb_word", n * h)?;
         gather(rec, word_t, &word_ids, h, View::whole(&wb))?;
@@ -318,7 +318,7 @@ fn record_mlm(rec: &mut Recorder<'_>, f: &Fwd<'_>, last: View<'_>, rows: &MlmRow
     act_forward(rec, cfg.mlm_activation().into(), View::whole(&pre), View::whole(&act), mm * h)?;
     let [ln_out, ln_mean, ln_rstd] = f.norm(rec, View::whole(&act), None, mh.ln, mm, ["mlm_ln_out", "mlm_ln_mean", "mlm_ln_rstd"])?;
     let logits = f.buf("mlm_logits", mm * cfg.vocab_size)?;
-    linear(rec, View::whole(&ln_out), f.w(mh.decoder), Some(f.w(mh.bias)), View::whole(&logits), mm, h, cfg.vocab_size)?;
+    linear(rec, View::whole(&ln_out), f.w(mh.decoder), Some(f.w(mh.bias)), View::whole(&logits), (mm, h, cfg.vocab_size))?;
     Ok(Some(GpuMlmTrace { rows, x, pre, act, ln_mean, ln_rstd, ln_out, logits }))
 }
 

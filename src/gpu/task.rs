@@ -141,7 +141,7 @@ pub fn record_task_backward(
     }
     // the head: logits = input W^T + b
     let din = ctx.buffer("task_d_input", rows * h)?;
-    linear_backward(rec, logits, View::whole(&tt.input), w, Some((View::whole(&din), false)), dw, rows, h, outs)?;
+    linear_backward(rec, logits, View::whole(&tt.input), w, Some((View::whole(&din), false)), dw, (rows, h, outs))?;
     colsum(rec, logits, rows, outs, db)?;
     if let Some((seed, p)) = drop {
         dropout(rec, View::whole(&din), rows * h, p, seed)?;
@@ -152,7 +152,7 @@ pub fn record_task_backward(
             let dpre = ctx.buffer("task_d_pool_pre", b * h)?;
             act_backward(rec, pt.act, View::whole(&pt.pooled), View::whole(&din), View::whole(&dpre), b * h)?;
             let dcls = ctx.buffer("task_d_cls", b * h)?;
-            linear_backward(rec, View::whole(&dpre), View::whole(&pt.cls), pw, Some((View::whole(&dcls), false)), pdw, b, h, h)?;
+            linear_backward(rec, View::whole(&dpre), View::whole(&pt.cls), pw, Some((View::whole(&dcls), false)), pdw, (b, h, h))?;
             colsum(rec, View::whole(&dpre), b, h, pdb)?;
             let cls_rows: Vec<usize> = (0..b).map(|bi| bi * t).collect();
             scatter_add(rec, View::whole(&dcls), &cls_rows, h, dx)?;

@@ -20,17 +20,14 @@ fn u32s(ids: &[usize]) -> Vec<u32> {
     ids.iter().map(|&i| i as u32).collect()
 }
 
-/// out (N, H) = word[ids] + pos[row % T] + type[tids]; `pos` holds T rows.
-#[allow(clippy::too_many_arguments)]
+/// out (N, H) = word[ids] + pos[row % T] + type[tids]; `pos` holds T rows; `(t, h)` = (T, H).
 pub fn embed_sum(
     rec: &mut Recorder<'_>,
     word: View<'_>,
     pos: View<'_>,
     ttype: View<'_>,
-    ids: &[usize],
-    tids: &[usize],
-    t: usize,
-    h: usize,
+    (ids, tids): (&[usize], &[usize]),
+    (t, h): (usize, usize),
     out: View<'_>,
 ) -> Result<()> {
     let ctx = rec.ctx();

@@ -157,24 +157,21 @@ pub fn matmul(
     rec.dispatch(entry, wg, &params, &[Some(a.view), Some(b.view), bias], &[Some(c.view)], (gx, gy, z))
 }
 
-/// y (N, OUT) = x (N, IN) W^T (+ b), W (OUT, IN) row-major as HF stores it.
-#[allow(clippy::too_many_arguments)]
+/// y (N, OUT) = x (N, IN) W^T (+ b), W (OUT, IN) row-major as HF stores it; `dims` = (N, IN, OUT).
 pub fn linear(
     rec: &mut Recorder<'_>,
     x: View<'_>,
     w: View<'_>,
     b: Option<View<'_>>,
     y: View<'_>,
-    n: usize,
-    inp: usize,
-    out: usize,
+    (n, inp, out): (usize, usize, usize),
 ) -> Result<()> {
     let s = Shape::new(n, out, inp);
     matmul(rec, Operand::rows(x, inp), Operand::transposed(w, inp), b, Operand::rows(y, out), s, Kernel::Auto)
 }
 
-/// Backward of `linear`: dx (=, or += when `acc_dx`) dy W; dW += dy^T x. (db is a column sum.)
-#[allow(clippy::too_many_arguments)]
+/// Backward of `linear`: dx (=, or += when `acc_dx`) dy W; dW += dy^T x (db is a column sum);
+/// `dims` = (N, IN, OUT) as the forward's.
 pub fn linear_backward(
     rec: &mut Recorder<'_>,
     dy: View<'_>,
@@ -182,9 +179,7 @@ pub fn linear_backward(
     w: View<'_>,
     dx: Option<(View<'_>, bool)>,
     dw: View<'_>,
-    n: usize,
-    inp: usize,
-    out: usize,
+    (n, inp, out): (usize, usize, usize),
 ) -> Result<()> {
     if let Some((dx, acc)) = dx {
         let s = Shape { accumulate: acc, ..Shape::new(n, inp, out) };
