@@ -187,9 +187,10 @@ fn check_attention(b: usize, t: usize, tk: usize, nh: usize, hd: usize, causal: 
         let (dkb, dvb) = (ctx().buffer("dk", b * tk * h).unwrap(), ctx().buffer("dv", b * tk * h).unwrap());
         let mut rec = ctx().recorder();
         let (qv, kv, vv_, dcv) = (v(&bufs[0]), v(&bufs[1]), v(&bufs[2]), v(&bufs[3]));
-        gattn::attention_forward(&mut rec, &d, qv, kv, vv_, v(&mb), v(&hb), drop, true, v(&scores), v(&probs), v(&pw), v(&cx)).unwrap();
+        let m = gattn::Multiplier { head: v(&hb), drop, weighted: true };
+        gattn::attention_forward(&mut rec, &d, (qv, kv, vv_), v(&mb), m, [v(&scores), v(&probs), v(&pw), v(&cx)]).unwrap();
         let (dpv, dsv, dqv, dkv, dvv) = (v(&dp), v(&ds), v(&dqb), v(&dkb), v(&dvb));
-        gattn::attention_backward(&mut rec, &d, dcv, qv, kv, vv_, v(&probs), v(&pw), v(&hb), drop, true, dpv, dsv, dqv, dkv, dvv).unwrap();
+        gattn::attention_backward(&mut rec, &d, dcv, (qv, kv, vv_), (v(&probs), v(&pw)), m, [dpv, dsv, dqv, dkv, dvv]).unwrap();
         let hs = [rec.read(v(&scores)), rec.read(v(&probs)), rec.read(v(&cx)), rec.read(v(&dqb)), rec.read(v(&dkb)), rec.read(v(&dvb))];
         let r = rec.finish_blocking().unwrap();
         let tag = format!("b{b} t{t} tk{tk} nh{nh} hd{hd} causal {causal} drop {}", drop.is_some());

@@ -3,7 +3,7 @@
 //! weighted probabilities, the context) and the backward its gradients, around the kernels of
 //! `kernels::attention`; sizes come from the dims, buffer labels from `label` ("" or "cross_").
 
-use super::kernels::attention::{attention_backward, attention_forward, AttnDims, AttnDropout};
+use super::kernels::attention::{attention_backward, attention_forward, AttnDims, AttnDropout, Multiplier};
 use super::recorder::{Recorder, View};
 use crate::error::Result;
 
@@ -38,17 +38,15 @@ pub struct AttnOut {
 
 /// Records softmax(Q K^T / sqrt(HD) + the key mask) (times the heads' multipliers, dropped out)
 /// V for Q (B*T, H) over K, V (B*TK, H).
-#[allow(clippy::too_many_arguments)]
 pub fn attend(
     rec: &mut Recorder<'_>,
     d: &AttnDims,
     label: &str,
-    (q, k, v): (View<'_>, View<'_>, View<'_>),
+    qkv: (View<'_>, View<'_>, View<'_>),
     key_mask: View<'_>,
-    head: View<'_>,
-    drop: Option<AttnDropout>,
-    weighted: bool,
+    m: Multiplier<'_>,
 ) -> Result<AttnOut> {
+    let weighted = m.weighted;
     let ctx = rec.ctx();
     let big = d.b * d.nh * d.t * d.tk;
     let out = AttnOut {
@@ -58,7 +56,7 @@ pub fn attend(
         context: ctx.buffer(&format!("{label}context"), d.b * d.t * d.nh * d.hd)?,
     };
     let w = View::whole;
-    attention_forward(rec, d, q, k, v, key_mask, head, drop, weighted, w(&out.scores), w(&out.probs), w(&out.pw), w(&out.context))?;
+    attention_forward(rec, d, qkv, key_mask, m, [w(&out.scores), w(&out.probs), w(&out.pw), w(&out.context)])?;
     Ok(out)
 }
 
@@ -78,6 +76,7 @@ pub fn attend_backward(
     let (wq, wk) = (d.b * d.t * d.nh * d.hd, d.b * d.tk * d.nh * d.hd);
     let (dq, dk, dv) = (buf("q", wq)?, buf("k", wk)?, buf("v", wk)?);
     let w = View::whole;
-    attention_backward(rec, d, d_context, s.q, s.k, s.v, s.probs, s.pw, s.head, drop, s.weighted, w(&dp), w(&ds), w(&dq), w(&dk), w(&dv))?;
+    let m = Multiplier { head: s.head, drop, weighted: s.weighted };
+    attention_backward(rec, d, d_context, (s.q, s.k, s.v), (s.probs, s.pw), m, [w(&dp), w(&ds), w(&dq), w(&dk), w(&dv)])?;
     Ok((dq, dk, dv))
 }

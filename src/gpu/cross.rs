@@ -5,7 +5,7 @@
 
 use super::attend::{attend, attend_backward, AttnOut, AttnSaved};
 use super::block_reads::BlockReads;
-use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
+use super::kernels::attention::{is_weighted, AttnDims, AttnDropout, Multiplier};
 use super::kernels::elementwise::dropout;
 use super::kernels::layernorm::{layernorm_backward, layernorm_forward, LnIn, LnOut, LnSaved};
 use super::kernels::matmul::{linear, linear_backward};
@@ -57,8 +57,14 @@ pub fn record_cross_forward(
     let weighted = is_weighted(false, adrop);
     let head = ctx.upload("cross_head", &vec![1f32; nh])?;
     let qkv = (View::whole(&q), View::whole(&k), View::whole(&v));
-    let AttnOut { scores, probs, pw, context } =
-        attend(rec, &dims(m, b, t, s), "cross_", qkv, View::whole(&enc.mask), View::whole(&head), adrop, weighted)?;
+    let AttnOut { scores, probs, pw, context } = attend(
+        rec,
+        &dims(m, b, t, s),
+        "cross_",
+        qkv,
+        View::whole(&enc.mask),
+        Multiplier { head: View::whole(&head), drop: adrop, weighted },
+    )?;
     let dense = buf("cross_dense", n * h)?;
     linear(rec, View::whole(&context), w(cs.out.weight), Some(w(cs.out.bias)), View::whole(&dense), (n, h, h))?;
     if let Some((sd, p)) = ddrop {

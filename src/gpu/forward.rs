@@ -5,7 +5,7 @@
 use super::attend::{attend, AttnOut};
 use super::context::GpuContext;
 use super::cross::{record_cross_forward, GpuEncoder};
-use super::kernels::attention::{is_weighted, AttnDims, AttnDropout};
+use super::kernels::attention::{is_weighted, AttnDims, AttnDropout, Multiplier};
 use super::kernels::elementwise::{act_forward, dropout, Act};
 use super::kernels::embedding::{embed_sum, gather};
 use super::kernels::layernorm::{layernorm_forward, LnIn, LnOut};
@@ -246,7 +246,8 @@ fn record_layer(
     let weighted = is_weighted(opts.head_mask.is_some(), adrop);
     let dims = AttnDims { causal: cfg.is_decoder, ..AttnDims::selfish(f.b, f.t, nh, h / nh) };
     let qkv = (View::whole(&q), View::whole(&k), View::whole(&v));
-    let AttnOut { scores, probs, pw, context } = attend(rec, &dims, "", qkv, View::whole(mask), View::whole(&head), adrop, weighted)?;
+    let AttnOut { scores, probs, pw, context } =
+        attend(rec, &dims, "", qkv, View::whole(mask), Multiplier { head: View::whole(&head), drop: adrop, weighted })?;
     let attn_dense = f.buf("attn_dense", n * h)?;
     f.linear(rec, View::whole(&context), ls.attn_out, &attn_dense, (n, h, h))?;
     f.dropout(rec, &attn_dense, n * h, 2 + 3 * l, cfg.hidden_dropout_prob)?;

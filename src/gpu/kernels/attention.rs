@@ -96,24 +96,26 @@ pub fn is_weighted(head_mask: bool, drop: Option<AttnDropout>) -> bool {
     head_mask || drop.is_some()
 }
 
+/// What multiplies the attention probabilities: the (NH) head-mask row (ones when none) and
+/// dropout; `weighted` when either is on (then P' = probs * m is kept apart from probs).
+#[derive(Clone, Copy)]
+pub struct Multiplier<'a> {
+    pub head: View<'a>,
+    pub drop: Option<AttnDropout>,
+    pub weighted: bool,
+}
+
 /// scores = Q K^T / sqrt(HD); probs = softmax(scores + key mask); P' = probs * m (if weighted);
-/// ctx = P' V. `head` is the (NH) head-mask row (ones when none); `pw` is P' when weighted.
-#[allow(clippy::too_many_arguments)]
+/// ctx = P' V, into `[scores, probs, pw, ctx]` (`pw` is P' when weighted).
 pub fn attention_forward(
     rec: &mut Recorder<'_>,
     d: &AttnDims,
-    q: View<'_>,
-    k: View<'_>,
-    v: View<'_>,
+    (q, k, v): (View<'_>, View<'_>, View<'_>),
     key_mask: View<'_>,
-    head: View<'_>,
-    drop: Option<AttnDropout>,
-    weighted: bool,
-    scores: View<'_>,
-    probs: View<'_>,
-    pw: View<'_>,
-    ctx: View<'_>,
+    m: Multiplier<'_>,
+    [scores, probs, pw, ctx]: [View<'_>; 4],
 ) -> Result<()> {
+    let Multiplier { head, drop, weighted } = m;
     let (t, tk) = (d.t, d.tk);
     matmul(rec, d.head(q, false), d.key(k, true), None, d.block(scores, false), d.shape(t, tk, d.hd, d.scale()), Kernel::Auto)?;
     let rows = d.b * d.nh * t;
@@ -131,26 +133,18 @@ pub fn attention_forward(
     matmul(rec, d.block(pv, false), d.key(v, false), None, d.head(ctx, false), d.shape(t, d.hd, tk, 1.0), Kernel::Auto)
 }
 
-/// Backward: from dctx to dq, dk, dv (each overwritten). `dp` and `ds` are (B, NH, T, TK) scratch.
-#[allow(clippy::too_many_arguments)]
+/// Backward: from dctx to `[dp, ds, dq, dk, dv]`: dq, dk, dv overwritten, `dp` and `ds`
+/// (B, NH, T, TK) scratch; `(probs, pw)` as the forward left them.
 pub fn attention_backward(
     rec: &mut Recorder<'_>,
     d: &AttnDims,
     dctx: View<'_>,
-    q: View<'_>,
-    k: View<'_>,
-    v: View<'_>,
-    probs: View<'_>,
-    pw: View<'_>,
-    head: View<'_>,
-    drop: Option<AttnDropout>,
-    weighted: bool,
-    dp: View<'_>,
-    ds: View<'_>,
-    dq: View<'_>,
-    dk: View<'_>,
-    dv: View<'_>,
+    (q, k, v): (View<'_>, View<'_>, View<'_>),
+    (probs, pw): (View<'_>, View<'_>),
+    m: Multiplier<'_>,
+    [dp, ds, dq, dk, dv]: [View<'_>; 5],
 ) -> Result<()> {
+    let Multiplier { head, drop, weighted } = m;
     let (t, tk) = (d.t, d.tk);
     // ctx = P' V: dV = P'^T dctx, dP' = dctx V^T
     let pv = if weighted { pw } else { probs };
