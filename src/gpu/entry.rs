@@ -48,88 +48,53 @@ impl Family {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EntryPoint {
-    MatmulTiled,
-    MatmulNaive,
-    /// The generated subgroup matmuls: (A tiles, B tiles) of `kernels::matmul_subgroup::ENTRIES`.
-    MatmulSubgroup128,
-    MatmulSubgroup64,
-    SoftmaxFwd,
-    SoftmaxBwd,
-    LnFwd,
-    LnBwdDx,
-    LnBwdParams,
-    ActFwd,
-    ActBwd,
-    AddInto,
-    Dropout,
-    EmbedSum,
-    Gather,
-    ScatterAdd,
-    Colsum,
-    Sumsq,
-    CeFwdBwd,
-    Mse,
-    AdamW,
+/// Declares `EntryPoint` from one list (variant => family, name in its source), with `ALL` and `at`.
+macro_rules! entry_points {
+    ($($(#[$doc:meta])* $variant:ident => $family:ident, $name:literal;)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum EntryPoint {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl EntryPoint {
+            pub const ALL: &'static [EntryPoint] = &[$(EntryPoint::$variant),*];
+
+            /// The file (or generated module) it is in, and its name there.
+            pub fn at(self) -> (Family, &'static str) {
+                match self {
+                    $(EntryPoint::$variant => (Family::$family, $name),)*
+                }
+            }
+        }
+    };
+}
+
+entry_points! {
+    MatmulTiled => Matmul, "tiled";
+    MatmulNaive => Matmul, "naive";
+    /// The generated subgroup matmuls (`kernels::matmul_subgroup::ENTRIES`).
+    MatmulSubgroup128 => MatmulSubgroup, "mm_sg128";
+    MatmulSubgroup64 => MatmulSubgroup, "mm_sg64";
+    SoftmaxFwd => Attention, "softmax_fwd";
+    SoftmaxBwd => Attention, "softmax_bwd";
+    LnFwd => LayerNorm, "ln_fwd";
+    LnBwdDx => LayerNorm, "ln_bwd_dx";
+    LnBwdParams => LayerNorm, "ln_bwd_params";
+    ActFwd => Elementwise, "act_fwd";
+    ActBwd => Elementwise, "act_bwd";
+    AddInto => Elementwise, "add_into";
+    Dropout => Elementwise, "dropout";
+    EmbedSum => Embedding, "embed_sum";
+    Gather => Embedding, "gather";
+    ScatterAdd => Embedding, "scatter_add";
+    Colsum => Reduce, "colsum";
+    Sumsq => Reduce, "sumsq";
+    CeFwdBwd => CrossEntropy, "ce_fwd_bwd";
+    Mse => CrossEntropy, "mse";
+    AdamW => AdamW, "adamw";
 }
 
 impl EntryPoint {
-    pub const ALL: [EntryPoint; 21] = {
-        use EntryPoint::*;
-        [
-            MatmulTiled,
-            MatmulNaive,
-            MatmulSubgroup128,
-            MatmulSubgroup64,
-            SoftmaxFwd,
-            SoftmaxBwd,
-            LnFwd,
-            LnBwdDx,
-            LnBwdParams,
-            ActFwd,
-            ActBwd,
-            AddInto,
-            Dropout,
-            EmbedSum,
-            Gather,
-            ScatterAdd,
-            Colsum,
-            Sumsq,
-            CeFwdBwd,
-            Mse,
-            AdamW,
-        ]
-    };
-
-    /// The file (or generated module) it is in, and its name there.
-    pub fn at(self) -> (Family, &'static str) {
-        use EntryPoint::*;
-        match self {
-            MatmulTiled => (Family::Matmul, "tiled"),
-            MatmulNaive => (Family::Matmul, "naive"),
-            MatmulSubgroup128 => (Family::MatmulSubgroup, "mm_sg128"),
-            MatmulSubgroup64 => (Family::MatmulSubgroup, "mm_sg64"),
-            SoftmaxFwd => (Family::Attention, "softmax_fwd"),
-            SoftmaxBwd => (Family::Attention, "softmax_bwd"),
-            LnFwd => (Family::LayerNorm, "ln_fwd"),
-            LnBwdDx => (Family::LayerNorm, "ln_bwd_dx"),
-            LnBwdParams => (Family::LayerNorm, "ln_bwd_params"),
-            ActFwd => (Family::Elementwise, "act_fwd"),
-            ActBwd => (Family::Elementwise, "act_bwd"),
-            AddInto => (Family::Elementwise, "add_into"),
-            Dropout => (Family::Elementwise, "dropout"),
-            EmbedSum => (Family::Embedding, "embed_sum"),
-            Gather => (Family::Embedding, "gather"),
-            ScatterAdd => (Family::Embedding, "scatter_add"),
-            Colsum => (Family::Reduce, "colsum"),
-            Sumsq => (Family::Reduce, "sumsq"),
-            CeFwdBwd => (Family::CrossEntropy, "ce_fwd_bwd"),
-            Mse => (Family::CrossEntropy, "mse"),
-            AdamW => (Family::AdamW, "adamw"),
-        }
-    }
-
     pub fn family(self) -> Family {
         self.at().0
     }
@@ -156,11 +121,11 @@ mod tests {
         use std::collections::BTreeSet;
         let families: BTreeSet<String> = EntryPoint::ALL.iter().map(|e| format!("{:?}", e.family())).collect();
         assert_eq!(families.len(), 9, "every family has a kernel: {families:?}");
-        for e in EntryPoint::ALL {
+        for &e in EntryPoint::ALL {
             let fns = compute_fns(e.family().source());
             assert!(fns.iter().any(|f| f == e.name()), "{e:?}: no @compute fn {} in {:?} ({fns:?})", e.name(), e.family());
         }
-        for e in EntryPoint::ALL {
+        for &e in EntryPoint::ALL {
             for f in compute_fns(e.family().source()) {
                 assert!(
                     EntryPoint::ALL.iter().any(|x| x.family() == e.family() && x.name() == f),
