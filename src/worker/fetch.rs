@@ -82,3 +82,14 @@ impl Body {
         Ok(Some(n))
     }
 }
+
+/// A text file from the page's origin (`what` it is, for the messages).
+pub async fn fetch_text(url: &str, what: &str) -> Result<String, String> {
+    let r = response(start(url), url).await?;
+    if !r.ok() {
+        return Err(format!("cannot fetch {what} {url}: HTTP {}", r.status()));
+    }
+    let p = r.text().map_err(|e| js_text(&e))?;
+    let v = JsFuture::from(p).await.map_err(|e| format!("cannot read {what} {url}: {}", js_text(&e)))?;
+    v.as_string().ok_or_else(|| format!("{what} {url} is not text"))
+}

@@ -3,6 +3,7 @@
 //! contract between the two threads; `session` drives a training run; both are plain Rust, tested
 //! natively. The worker itself (`engine`, `device`, `fetch`) is built for wasm32 with `web`.
 
+pub mod job;
 pub mod model_files;
 pub mod protocol;
 pub mod session;

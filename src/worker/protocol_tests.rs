@@ -124,9 +124,9 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
         ToEngine::Train(TrainCmd::Pause),
         ToEngine::Train(TrainCmd::Reset),
-        ToEngine::Train(TrainCmd::Reroll(Some(u64::MAX))),
-        ToEngine::Train(TrainCmd::Reroll(None)),
-        ToEngine::Train(TrainCmd::UseTrained(true)),
+        ToEngine::Train(TrainCmd::Ask(TrainAsk::Reroll(Some(u64::MAX)))),
+        ToEngine::Train(TrainCmd::Ask(TrainAsk::Reroll(None))),
+        ToEngine::Train(TrainCmd::Ask(TrainAsk::UseTrained(true))),
         ToEngine::Train(TrainCmd::Save),
         ToEngine::Tune(TuneCmd::Start(tune_setup.clone())),
         ToEngine::Tune(TuneCmd::Start(TuneSetup {
@@ -138,9 +138,9 @@ fn every_message_survives_the_workers_codec() {
         })),
         ToEngine::Tune(TuneCmd::Pause),
         ToEngine::Tune(TuneCmd::Reset),
-        ToEngine::Tune(TuneCmd::UseTuned(true)),
+        ToEngine::Tune(TuneCmd::Ask(TuneAsk::UseTuned(true))),
         ToEngine::Tune(TuneCmd::Save),
-        ToEngine::Tune(TuneCmd::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) }),
+        ToEngine::Tune(TuneCmd::Ask(TuneAsk::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) })),
         ToEngine::Translate(TranslateCmd::Start(tr_setup.clone())),
         ToEngine::Translate(TranslateCmd::Start(TranslateSetup {
             data: TranslateData::Urls { train: "datasets/numbers/train.jsonl".into(), test: "datasets/numbers/test.jsonl".into() },
@@ -148,14 +148,16 @@ fn every_message_survives_the_workers_codec() {
         })),
         ToEngine::Translate(TranslateCmd::Pause),
         ToEngine::Translate(TranslateCmd::Reset),
-        ToEngine::Translate(TranslateCmd::Decode { req: decode.clone(), action: DecodeAction::RunToEnd }),
-        ToEngine::Translate(TranslateCmd::Decode {
+        ToEngine::Translate(TranslateCmd::Ask(DecodeAsk { req: decode.clone(), action: DecodeAction::RunToEnd })),
+        ToEngine::Translate(TranslateCmd::Ask(DecodeAsk {
             req: DecodeRequest {
                 source: "4 5 7".into(),
                 method: crate::seq2seq::stepper::Method::Sample { temperature: 0.8, top_k: 5, seed: 9 },
             },
             action: DecodeAction::Restart,
-        }),
+        })),
+        ToEngine::Translate(TranslateCmd::Step(tr_setup.clone())),
+        ToEngine::Tune(TuneCmd::Step(tune_setup.clone())),
         ToEngine::Translate(TranslateCmd::Save),
     ];
     for m in &to {
@@ -181,55 +183,72 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Positions(Box::new(position_view(&bert))),
         FromEngine::Train(TrainEvent::Preparing("fetching the corpus…".into())),
         FromEngine::Train(TrainEvent::Ready {
-            info,
-            train_tokens: 120,
-            eval_loss: 4.5,
-            eval_acc: 0.1,
+            ready: Box::new(TrainReady { info, train_tokens: 120, eval_loss: 4.5, eval_acc: 0.1 }),
             setup_ms: 30.0,
             device: "CPU (wasm)".into(),
         }),
-        FromEngine::Train(TrainEvent::Progress {
-            logs: vec![log],
+        FromEngine::Train(TrainEvent::Progress(Progress {
+            points: vec![log],
             step: 1,
-            steps: 2,
+            total: 2,
             running: true,
-            tokens_per_s: 1e4,
+            per_s: 1e4,
             ms_per_step: 3.0,
             memory: 1 << 24,
-        }),
-        FromEngine::Train(TrainEvent::Frame(Box::new(frame))),
-        FromEngine::Train(TrainEvent::Batch(Box::new(batch))),
-        FromEngine::Train(TrainEvent::Saved(vec![("model.safetensors".into(), 1234, "blob:http://127.0.0.1/x".into())])),
+        })),
+        FromEngine::Train(TrainEvent::Show(TrainShow::Frame(Box::new(frame)))),
+        FromEngine::Train(TrainEvent::Show(TrainShow::Batch(Box::new(batch)))),
+        FromEngine::Train(TrainEvent::Saved { step: 1, links: vec![("model.safetensors".into(), 1234, "blob:http://127.0.0.1/x".into())] }),
         FromEngine::Train(TrainEvent::Failed("the loss is not finite".into())),
         FromEngine::Train(TrainEvent::Reset),
         FromEngine::Tune(TuneEvent::Preparing("fetching the data set…".into())),
         FromEngine::Tune(TuneEvent::Ready {
-            info: crate::explain::snapshot::model_info(&qa),
-            train_examples: 2,
-            eval_examples: 2,
-            scores: Box::new(tune_scores.clone()),
+            ready: Box::new(TuneReady {
+                info: crate::explain::snapshot::model_info(&qa),
+                train_examples: 2,
+                eval_examples: 2,
+                scores: tune_scores.clone(),
+            }),
             setup_ms: 12.0,
             device: "CPU (wasm)".into(),
         }),
-        FromEngine::Tune(TuneEvent::Progress { steps: vec![tune_step], step: 1, total: 2, running: true, examples_per_s: 100.0 }),
-        FromEngine::Tune(TuneEvent::Scores(Box::new(tune_scores))),
-        FromEngine::Tune(TuneEvent::Batch(Box::new(tune_batch))),
-        FromEngine::Tune(TuneEvent::Probe(Box::new(tune_probe))),
-        FromEngine::Tune(TuneEvent::Saved(vec![("config.json".into(), 12, "blob:x".into())])),
+        FromEngine::Tune(TuneEvent::Progress(Progress {
+            points: vec![tune_step],
+            step: 1,
+            total: 2,
+            running: true,
+            per_s: 100.0,
+            ..Default::default()
+        })),
+        FromEngine::Tune(TuneEvent::Show(TuneShow::Scores(Box::new(tune_scores)))),
+        FromEngine::Tune(TuneEvent::Show(TuneShow::Batch(Box::new(tune_batch)))),
+        FromEngine::Tune(TuneEvent::Show(TuneShow::Probe(Box::new(tune_probe)))),
+        FromEngine::Tune(TuneEvent::Saved { step: 3, links: vec![("config.json".into(), 12, "blob:x".into())] }),
         FromEngine::Tune(TuneEvent::Failed("test.jsonl line 3: unknown label `maybe`".into())),
         FromEngine::Tune(TuneEvent::Reset),
         FromEngine::Translate(TranslateEvent::Preparing("learning a vocabulary…".into())),
         FromEngine::Translate(TranslateEvent::Ready {
-            info: tr.info(),
-            train_pairs: tr.train_pairs(),
-            eval_pairs: tr.eval_pairs(),
-            scores: Box::new(tr_scores.clone()),
+            ready: Box::new(TranslateReady {
+                info: tr.info(),
+                train_pairs: tr.train_pairs(),
+                eval_pairs: tr.eval_pairs(),
+                scores: tr_scores.clone(),
+            }),
             setup_ms: 40.0,
+            device: "CPU (wasm)".into(),
         }),
-        FromEngine::Translate(TranslateEvent::Progress { points: vec![tr_point], step: 1, total: 2, running: false, pairs_per_s: 900.0 }),
-        FromEngine::Translate(TranslateEvent::Scores(Box::new(tr_scores))),
-        FromEngine::Translate(TranslateEvent::Decoded { view: Box::new(tr_view), ms: 1.25 }),
-        FromEngine::Translate(TranslateEvent::DecodeFailed("type a sentence to translate: the source is empty".into())),
+        FromEngine::Translate(TranslateEvent::Progress(Progress {
+            points: vec![tr_point],
+            step: 1,
+            total: 2,
+            per_s: 900.0,
+            ..Default::default()
+        })),
+        FromEngine::Translate(TranslateEvent::Show(TranslateShow::Scores(Box::new(tr_scores)))),
+        FromEngine::Translate(TranslateEvent::Show(TranslateShow::Decoded { view: Box::new(tr_view), ms: 1.25 })),
+        FromEngine::Translate(TranslateEvent::Show(TranslateShow::DecodeFailed(
+            "type a sentence to translate: the source is empty".into(),
+        ))),
         FromEngine::Translate(TranslateEvent::Failed("the pasted data, line 3: not a pair".into())),
         FromEngine::Translate(TranslateEvent::Reset),
         FromEngine::Translate(TranslateEvent::Saved { step: 2, links: vec![("config.json".into(), 40, "blob:y".into())] }),
@@ -316,33 +335,13 @@ fn every_message_survives_the_workers_codec() {
             },
             ToEngine::Search(_) => 28,
             ToEngine::QueriesKeys(_) => 29,
-            ToEngine::Train(c) => match c {
-                TrainCmd::Start(_) => 4,
-                TrainCmd::Step(_) => 5,
-                TrainCmd::Pause => 6,
-                TrainCmd::Reset => 7,
-                TrainCmd::Reroll(_) => 8,
-                TrainCmd::UseTrained(_) => 9,
-                TrainCmd::Save => 10,
-            },
-            ToEngine::Tune(c) => match c {
-                TuneCmd::Start(_) => 11,
-                TuneCmd::Pause => 12,
-                TuneCmd::Reset => 13,
-                TuneCmd::UseTuned(_) => 14,
-                TuneCmd::Save => 15,
-                TuneCmd::Probe { .. } => 16,
-            },
-            ToEngine::Translate(c) => match c {
-                TranslateCmd::Start(_) => 17,
-                TranslateCmd::Pause => 18,
-                TranslateCmd::Reset => 19,
-                TranslateCmd::Decode { .. } => 20,
-                TranslateCmd::Save => 21,
-            },
+            ToEngine::Train(c) => 100 + cmd_kind(c) + matches!(c, JobCmd::Ask(TrainAsk::UseTrained(_))) as usize,
+            ToEngine::Tune(c) => 200 + cmd_kind(c) + matches!(c, JobCmd::Ask(TuneAsk::Probe { .. })) as usize,
+            ToEngine::Translate(c) => 300 + cmd_kind(c),
         })
         .collect();
-    assert_eq!(to_kinds.len(), 31, "ToEngine / TrainCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 33, "ToEngine / JobCmd variants covered: {to_kinds:?}");
+
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
         .map(|m| match m {
@@ -369,39 +368,55 @@ fn every_message_survives_the_workers_codec() {
             FromEngine::Search(Err(_)) => 44,
             FromEngine::QueriesKeys(Ok(_)) => 45,
             FromEngine::QueriesKeys(Err(_)) => 46,
-            FromEngine::Train(e) => match e {
-                TrainEvent::Preparing(_) => 9,
-                TrainEvent::Ready { .. } => 10,
-                TrainEvent::Progress { .. } => 11,
-                TrainEvent::Frame(_) => 12,
-                TrainEvent::Batch(_) => 13,
-                TrainEvent::Saved(_) => 14,
-                TrainEvent::Failed(_) => 15,
-                TrainEvent::Reset => 16,
-            },
-            FromEngine::Tune(e) => match e {
-                TuneEvent::Preparing(_) => 17,
-                TuneEvent::Ready { .. } => 18,
-                TuneEvent::Progress { .. } => 19,
-                TuneEvent::Scores(_) => 20,
-                TuneEvent::Batch(_) => 21,
-                TuneEvent::Probe(_) => 22,
-                TuneEvent::Saved(_) => 23,
-                TuneEvent::Failed(_) => 24,
-                TuneEvent::Reset => 25,
-            },
-            FromEngine::Translate(e) => match e {
-                TranslateEvent::Preparing(_) => 28,
-                TranslateEvent::Ready { .. } => 29,
-                TranslateEvent::Progress { .. } => 30,
-                TranslateEvent::Scores(_) => 31,
-                TranslateEvent::Decoded { .. } => 32,
-                TranslateEvent::DecodeFailed(_) => 33,
-                TranslateEvent::Failed(_) => 34,
-                TranslateEvent::Reset => 35,
-                TranslateEvent::Saved { .. } => 36,
-            },
+            FromEngine::Train(e) => {
+                100 + event_kind(e)
+                    + match e {
+                        TrainEvent::Show(TrainShow::Batch(_)) => 1,
+                        _ => 0,
+                    }
+            }
+            FromEngine::Tune(e) => {
+                200 + event_kind(e)
+                    + match e {
+                        TuneEvent::Show(TuneShow::Batch(_)) => 1,
+                        TuneEvent::Show(TuneShow::Probe(_)) => 2,
+                        _ => 0,
+                    }
+            }
+            FromEngine::Translate(e) => {
+                300 + event_kind(e)
+                    + match e {
+                        TranslateEvent::Show(TranslateShow::Decoded { .. }) => 1,
+                        TranslateEvent::Show(TranslateShow::DecodeFailed(_)) => 2,
+                        _ => 0,
+                    }
+            }
         })
         .collect();
     assert_eq!(from_kinds.len(), 47, "FromEngine / TrainEvent variants covered: {from_kinds:?}");
+}
+
+/// A long job's command, by kind (tens: a kind's own requests count from 50).
+fn cmd_kind<S, A>(c: &JobCmd<S, A>) -> usize {
+    match c {
+        JobCmd::Start(_) => 0,
+        JobCmd::Step(_) => 10,
+        JobCmd::Pause => 20,
+        JobCmd::Reset => 30,
+        JobCmd::Save => 40,
+        JobCmd::Ask(_) => 50,
+    }
+}
+
+/// A long job's event, by kind (tens: what it shows counts from 30).
+fn event_kind<R, P, V>(e: &JobEvent<R, P, V>) -> usize {
+    match e {
+        JobEvent::Preparing(_) => 0,
+        JobEvent::Ready { .. } => 10,
+        JobEvent::Progress(_) => 20,
+        JobEvent::Show(_) => 30,
+        JobEvent::Saved { .. } => 40,
+        JobEvent::Failed(_) => 50,
+        JobEvent::Reset => 60,
+    }
 }

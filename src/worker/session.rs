@@ -3,7 +3,7 @@
 //! No browser code here: tested natively; `engine` runs it in slices.
 
 use crate::backend::Backend;
-use crate::bundle::Bert;
+use crate::bundle::{Bert, ModelFiles};
 use crate::config::{BertConfig, Heads};
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
@@ -15,6 +15,8 @@ use crate::rng::Rng;
 use crate::tokenize::BertTokenizer;
 use crate::train::masking::{mask_sequence, MaskAction};
 use crate::train::trainer::{collate, MaskedExample, TrainOptions, Trainer};
+use crate::worker::job::Job;
+use crate::worker::protocol::{FromEngine, TrainEvent, TrainReady, TrainShow};
 
 /// A run: the trainer, its settings, and what the page asks of it.
 pub struct TrainSession {
@@ -144,6 +146,48 @@ impl TrainSession {
             }
         };
         masking_view(&self.trainer.bert, &batch, rows, k, self.trainer.step, reroll)
+    }
+}
+
+/// Sequences of the batch shown in the masking view, and guesses at each chosen position.
+const BATCH_ROWS: usize = 4;
+const BATCH_TOP_K: usize = 3;
+
+impl Job for TrainSession {
+    type Ready = TrainReady;
+    type Point = LogPoint;
+    type Show = TrainShow;
+
+    fn steps(&self) -> (usize, usize) {
+        (self.trainer.step, self.setup.steps)
+    }
+
+    async fn step(&mut self) -> Result<(LogPoint, usize, Option<TrainShow>)> {
+        let p = TrainSession::step(self).await?;
+        let tokens = p.tokens;
+        let mut frame = None;
+        if self.frame_due() {
+            let _ = self.sync().await; // the GPU's weights, when the run trains there
+            frame = self.frame().ok().map(|f| TrainShow::Frame(Box::new(f)));
+        }
+        Ok((p, tokens, frame))
+    }
+
+    async fn shown(&mut self) -> Result<Option<TrainShow>> {
+        if self.trainer.last_batch.is_empty() {
+            return Ok(None);
+        }
+        let _ = self.sync().await;
+        Ok(Some(TrainShow::Batch(Box::new(self.masking_view(BATCH_ROWS, None, BATCH_TOP_K)?))))
+    }
+
+    async fn files(&mut self) -> Result<ModelFiles> {
+        let _ = self.sync().await;
+        self.trainer.bert.to_files()
+    }
+
+    fn wrap(ev: TrainEvent) -> FromEngine {
+        FromEngine::Train(ev)
     }
 }
 

@@ -3,12 +3,15 @@
 //! held-out exact match with a few translations, and decoding a sentence of your own one step at a
 //! time). No browser code here: tested natively; `engine` runs it in slices. CPU only.
 
+use crate::bundle::ModelFiles;
 use crate::error::{BertError, Result};
 use crate::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
 use crate::explain::translate::{Seq2SeqInfo, TranslateExample, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::seq2seq::generate::greedy;
 use crate::seq2seq::stepper::Stepper;
 use crate::train::seq2seq::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
+use crate::worker::job::Job;
+use crate::worker::protocol::{FromEngine, TranslateEvent, TranslateReady, TranslateShow};
 
 /// Held-out pairs shown with the model's translation.
 const EXAMPLES: usize = 5;
@@ -161,5 +164,27 @@ impl TranslateSession {
     /// The decoding in progress has reached its end (or none is in progress).
     pub fn decode_done(&self) -> bool {
         self.decoding.as_ref().is_none_or(|d| d.stepper.done)
+    }
+}
+impl Job for TranslateSession {
+    type Ready = TranslateReady;
+    type Point = TranslatePoint;
+    type Show = TranslateShow;
+
+    fn steps(&self) -> (usize, usize) {
+        (self.step_count(), self.setup.steps)
+    }
+
+    async fn step(&mut self) -> Result<(TranslatePoint, usize, Option<TranslateShow>)> {
+        let (point, scores) = TranslateSession::step(self)?;
+        Ok((point, self.setup.batch, scores.map(|s| TranslateShow::Scores(Box::new(s)))))
+    }
+
+    async fn files(&mut self) -> Result<ModelFiles> {
+        self.trainer.model.to_files()
+    }
+
+    fn wrap(ev: TranslateEvent) -> FromEngine {
+        FromEngine::Translate(ev)
     }
 }

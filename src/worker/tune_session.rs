@@ -4,13 +4,15 @@
 //! sentence before and after). No browser code here: tested natively; `engine` runs it in slices.
 
 use crate::backend::Backend;
-use crate::bundle::Bert;
+use crate::bundle::{Bert, ModelFiles};
 use crate::config::TaskKind;
 use crate::error::{BertError, Result};
 use crate::explain::finetune::{TuneBatch, TuneExample, TunePoint, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep};
 use crate::explain::snapshot::{build, ModelInfo, Request};
 use crate::train::finetune::{features, head_for, Feature, FeatureLabel, FineTuneOptions, FineTuner};
 use crate::train::task_metrics::Answer;
+use crate::worker::job::Job;
+use crate::worker::protocol::{FromEngine, TuneEvent, TuneReady, TuneShow};
 
 /// The data set's name in messages.
 const TRAIN: &str = "the training data";
@@ -220,6 +222,40 @@ impl TuneSession {
             before: a.task,
             after: b.task,
         })
+    }
+}
+
+/// Examples of the current batch shown with the model's answers.
+const TUNE_ROWS: usize = 6;
+
+impl Job for TuneSession {
+    type Ready = TuneReady;
+    type Point = TuneStep;
+    type Show = TuneShow;
+
+    fn steps(&self) -> (usize, usize) {
+        (self.main.step, self.setup.steps)
+    }
+
+    async fn step(&mut self) -> Result<(TuneStep, usize, Option<TuneShow>)> {
+        let (st, scores) = TuneSession::step(self).await?;
+        Ok((st, self.setup.batch, scores.map(|s| TuneShow::Scores(Box::new(s)))))
+    }
+
+    async fn shown(&mut self) -> Result<Option<TuneShow>> {
+        if self.main.last_batch.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(TuneShow::Batch(Box::new(self.batch_view(TUNE_ROWS).await?))))
+    }
+
+    async fn files(&mut self) -> Result<ModelFiles> {
+        let _ = self.sync().await;
+        self.main.bert.to_files()
+    }
+
+    fn wrap(ev: TuneEvent) -> FromEngine {
+        FromEngine::Tune(ev)
     }
 }
 

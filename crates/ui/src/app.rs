@@ -63,7 +63,7 @@ fn App() -> Html {
                 <TrainTab view={(*train).clone()} dispatch={train.dispatcher()} tune={tune.dispatcher()} shown={shown == Tab::Train}
                     model={AttrValue::from(state.model_label.clone())} />
                 <TuneTab view={(*tune).clone()} dispatch={tune.dispatcher()} train={train.dispatcher()} shown={shown == Tab::Tune}
-                    trained_available={train.has_run} model={AttrValue::from(state.model_label.clone())} />
+                    trained_available={train.run.has_run} model={AttrValue::from(state.model_label.clone())} />
                 <TranslateTab view={(*translate).clone()} dispatch={translate.dispatcher()} shown={shown == Tab::Translate} />
                 <ExplainTab state={(*state).clone()} dispatch={state.dispatcher()} hidden={shown != Tab::Explain} />
                 <footer class="foot">

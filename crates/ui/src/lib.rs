@@ -8,6 +8,7 @@ pub use bertscope_view::{config, explain, model_files, protocol};
 
 pub mod coalescer;
 pub mod grid_nav;
+pub mod run_state;
 pub mod state;
 pub mod survey_state;
 pub mod tour;

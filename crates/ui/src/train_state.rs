@@ -1,17 +1,14 @@
-//! The training panel's state as a reducer over `TrainAction`s: the form (mode, corpus, settings),
-//! the run's phase, bounded chart series, the filmstrip and its two scrub positions, the masking
-//! view, saved files. Pure Rust (tested natively); `components/train_*.rs` render it.
+//! The train tab's state: the form (mode, corpus, settings), the run (`run_state`), bounded chart
+//! series, the filmstrip and its two scrub positions, the masking view. Pure Rust (tested
+//! natively); `components/train/` renders it.
 
 use crate::explain::chart::Series;
 use crate::explain::filmstrip::Filmstrip;
-use crate::explain::training::{CorpusSource, MaskingView, TrainMode, TrainSetup};
+use crate::explain::training::{CorpusSource, LogPoint, MaskingView, TrainMode, TrainSetup};
 use crate::explain::ModelInfo;
-use crate::protocol::TrainEvent;
+use crate::protocol::{TrainEvent, TrainReady, TrainShow};
+use crate::run_state::{JobAction, JobView, Own, RunState};
 use std::rc::Rc;
-
-/// Points kept per chart series and frames kept in the filmstrip (long runs are thinned).
-pub const SERIES_CAP: usize = 1000;
-pub const FILMSTRIP_CAP: usize = 120;
 
 /// The bundled corpora (in `www/corpora/`, copied next to the page): (file, label).
 pub const CORPORA: [(&str, &str); 2] =
@@ -54,7 +51,7 @@ impl TrainForm {
     }
 }
 
-/// A field of the form, as typed.
+/// A field of the form, as typed, or how the run is shown (any time).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Field {
     Mode(TrainMode),
@@ -67,52 +64,23 @@ pub enum Field {
     Seed(String),
     SnapEvery(String),
     Probe(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Phase {
-    /// No run yet (the form is editable).
-    Idle,
-    /// The worker prepares the run (message).
-    Preparing(String),
-    Running,
-    Paused,
-    Finished,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum TrainAction {
-    Edit(Field),
-    /// A command was sent (Start / Step): show that the worker is on it.
-    Requested,
-    Event(TrainEvent),
     /// Filmstrip scrub positions (frame indices); None follows the latest frame.
     ScrubA(Option<usize>),
     ScrubB(Option<usize>),
     /// The seed of the next re-roll.
     RerollSeed(u64),
-    /// Download links for the saved files: (name, bytes, blob URL).
-    Links(Vec<(String, usize, String)>),
-    /// The explainer uses the trained model.
-    UseTrained(bool),
 }
+
+pub type TrainAction = JobAction<Field, TrainEvent>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainView {
     pub form: TrainForm,
-    pub phase: Phase,
-    pub error: Option<String>,
-    /// A run exists in the worker (the form is locked until Reset).
-    pub has_run: bool,
+    pub run: RunState,
     pub info: Option<ModelInfo>,
     pub train_tokens: usize,
-    pub setup_ms: f64,
-    /// What the run trains on.
-    pub device: String,
     /// The held-out loss before training.
     pub eval0: f32,
-    pub step: usize,
-    pub steps: usize,
     /// Training masked-LM loss per step.
     pub loss: Rc<Series>,
     /// The latest NSP loss (models with that head).
@@ -122,9 +90,6 @@ pub struct TrainView {
     pub eval_acc: Rc<Series>,
     pub lr: Rc<Series>,
     pub tokens_per_s: Rc<Series>,
-    /// The latest throughput window.
-    pub rate: f64,
-    pub ms_per_step: f64,
     /// Mean non-padding tokens per step (for the ETA).
     pub tokens_per_step: f64,
     pub filmstrip: Rc<Filmstrip>,
@@ -132,67 +97,38 @@ pub struct TrainView {
     pub scrub_b: Option<usize>,
     pub masking: Option<Rc<MaskingView>>,
     pub reroll_seed: u64,
-    pub links: Vec<(String, usize, String)>,
-    pub use_trained: bool,
-    /// The worker's WebAssembly memory (bytes), as last reported.
-    pub worker_memory: u64,
 }
 
 impl Default for TrainView {
     fn default() -> Self {
-        let s = || Rc::new(Series::new(SERIES_CAP));
         TrainView {
             form: TrainForm::default(),
-            phase: Phase::Idle,
-            error: None,
-            has_run: false,
+            run: RunState::default(),
             info: None,
             train_tokens: 0,
-            setup_ms: 0.0,
-            device: String::new(),
             eval0: f32::NAN,
-            step: 0,
-            steps: 0,
-            loss: s(),
+            loss: Rc::default(),
             nsp_loss: None,
-            eval_loss: s(),
-            acc: s(),
-            eval_acc: s(),
-            lr: s(),
-            tokens_per_s: s(),
-            rate: 0.0,
-            ms_per_step: 0.0,
+            eval_loss: Rc::default(),
+            acc: Rc::default(),
+            eval_acc: Rc::default(),
+            lr: Rc::default(),
+            tokens_per_s: Rc::default(),
             tokens_per_step: 0.0,
-            filmstrip: Rc::new(Filmstrip::new(FILMSTRIP_CAP)),
+            filmstrip: Rc::default(),
             scrub_a: Some(0),
             scrub_b: None,
             masking: None,
             reroll_seed: 1,
-            links: vec![],
-            use_trained: false,
-            worker_memory: 0,
         }
     }
 }
 
 impl TrainView {
-    pub fn running(&self) -> bool {
-        self.phase == Phase::Running
-    }
-
-    /// Fraction of the planned steps done.
-    pub fn progress(&self) -> f64 {
-        if self.steps == 0 {
-            0.0
-        } else {
-            (self.step as f64 / self.steps as f64).min(1.0)
-        }
-    }
-
     /// Seconds left at the latest throughput (None before any is known).
     pub fn eta_secs(&self) -> Option<f64> {
-        (self.rate > 0.0 && self.tokens_per_step > 0.0)
-            .then(|| self.steps.saturating_sub(self.step) as f64 * self.tokens_per_step / self.rate)
+        let r = &self.run;
+        (r.per_s > 0.0 && self.tokens_per_step > 0.0).then(|| r.steps.saturating_sub(r.step) as f64 * self.tokens_per_step / r.per_s)
     }
 
     /// The frame indices the filmstrip shows: A (default the first) and B (default the latest).
@@ -205,28 +141,29 @@ impl TrainView {
         let b = self.scrub_b.unwrap_or(n - 1).min(n - 1);
         Some((a, b))
     }
+}
 
-    pub fn apply(&mut self, action: TrainAction) {
-        match action {
-            TrainAction::Edit(f) => self.edit(f),
-            TrainAction::Requested => {
-                self.error = None;
-                if !self.has_run {
-                    self.phase = Phase::Preparing("starting…".into());
-                }
-            }
-            TrainAction::Event(e) => self.on_event(e),
-            TrainAction::ScrubA(i) => self.scrub_a = i,
-            TrainAction::ScrubB(i) => self.scrub_b = i,
-            TrainAction::RerollSeed(s) => self.reroll_seed = s,
-            TrainAction::Links(l) => self.links = l,
-            TrainAction::UseTrained(on) => self.use_trained = on,
-        }
+impl JobView for TrainView {
+    type Field = Field;
+    type Ready = TrainReady;
+    type Point = LogPoint;
+    type Show = TrainShow;
+
+    fn run(&mut self) -> &mut RunState {
+        &mut self.run
+    }
+
+    fn planned(&self) -> usize {
+        self.form.setup.steps
     }
 
     fn edit(&mut self, f: Field) {
-        if self.has_run {
-            return; // locked while a run exists
+        match f {
+            Field::ScrubA(i) => return self.scrub_a = i,
+            Field::ScrubB(i) => return self.scrub_b = i,
+            Field::RerollSeed(s) => return self.reroll_seed = s,
+            _ if self.run.has_run => return, // the settings are locked while a run exists
+            _ => {}
         }
         let s = &mut self.form.setup;
         let num = |v: &str| v.trim().parse::<usize>().ok();
@@ -247,35 +184,19 @@ impl TrainView {
             Field::Seed(v) => s.seed = v.trim().parse::<u64>().unwrap_or(s.seed),
             Field::SnapEvery(v) => s.snap_every = num(&v).filter(|&n| n > 0).unwrap_or(s.snap_every),
             Field::Probe(v) => s.probe = v,
+            Field::ScrubA(_) | Field::ScrubB(_) | Field::RerollSeed(_) => {}
         }
     }
 
-    fn on_event(&mut self, e: TrainEvent) {
-        match e {
-            TrainEvent::Preparing(m) => {
-                self.phase = Phase::Preparing(m);
-                self.error = None;
+    fn own(&mut self, o: Own<TrainReady, LogPoint, TrainShow>) {
+        match o {
+            Own::Ready(r) => {
+                *self = TrainView { form: self.form.clone(), run: self.run.clone(), reroll_seed: self.reroll_seed, ..TrainView::default() };
+                (self.info, self.train_tokens, self.eval0) = (Some(r.info), r.train_tokens, r.eval_loss);
+                Rc::make_mut(&mut self.eval_loss).push(0.0, r.eval_loss as f64);
+                Rc::make_mut(&mut self.eval_acc).push(0.0, r.eval_acc as f64);
             }
-            TrainEvent::Ready { info, train_tokens, eval_loss, eval_acc, setup_ms, device } => {
-                let keep = (self.form.clone(), self.reroll_seed);
-                *self = TrainView::default();
-                (self.form, self.reroll_seed) = keep;
-                self.has_run = true;
-                self.info = Some(info);
-                self.train_tokens = train_tokens;
-                self.setup_ms = setup_ms;
-                self.device = device;
-                self.eval0 = eval_loss;
-                self.steps = self.form.setup.steps;
-                self.phase = Phase::Paused;
-                Rc::make_mut(&mut self.eval_loss).push(0.0, eval_loss as f64);
-                Rc::make_mut(&mut self.eval_acc).push(0.0, eval_acc as f64);
-            }
-            TrainEvent::Progress { logs, step, steps, running, tokens_per_s, ms_per_step, memory } => {
-                if !self.has_run {
-                    return;
-                }
-                self.worker_memory = memory;
+            Own::Points(logs) => {
                 for p in &logs {
                     let x = p.step as f64;
                     // the masked-LM part: comparable with the held-out loss (MLM only)
@@ -293,42 +214,15 @@ impl TrainView {
                 if !logs.is_empty() {
                     let t = logs.iter().map(|p| p.tokens).sum::<usize>() as f64 / logs.len() as f64;
                     self.tokens_per_step = if self.tokens_per_step == 0.0 { t } else { 0.9 * self.tokens_per_step + 0.1 * t };
-                    if tokens_per_s > 0.0 {
-                        self.rate = tokens_per_s;
-                        self.ms_per_step = ms_per_step;
-                        Rc::make_mut(&mut self.tokens_per_s).push(step as f64, tokens_per_s);
+                    if self.run.per_s > 0.0 {
+                        Rc::make_mut(&mut self.tokens_per_s).push(self.run.step as f64, self.run.per_s);
                     }
                 }
-                self.step = step;
-                self.steps = steps;
-                self.phase = if step >= steps && steps > 0 {
-                    Phase::Finished
-                } else if running {
-                    Phase::Running
-                } else {
-                    Phase::Paused
-                };
             }
-            TrainEvent::Frame(f) => {
-                if self.has_run {
-                    Rc::make_mut(&mut self.filmstrip).push(*f);
-                }
-            }
-            TrainEvent::Batch(v) => self.masking = Some(Rc::new(*v)),
-            TrainEvent::Saved(_) => {} // turned into links by the page
-            TrainEvent::Failed(m) => {
-                self.error = Some(m);
-                if !self.has_run {
-                    self.phase = Phase::Idle;
-                } else if self.phase == Phase::Running {
-                    self.phase = Phase::Paused;
-                }
-            }
-            TrainEvent::Reset => {
-                let keep = (self.form.clone(), self.reroll_seed);
-                *self = TrainView::default();
-                (self.form, self.reroll_seed) = keep;
-            }
+            Own::Show(TrainShow::Frame(f)) if self.run.has_run => Rc::make_mut(&mut self.filmstrip).push(*f),
+            Own::Show(TrainShow::Frame(_)) => {}
+            Own::Show(TrainShow::Batch(v)) => self.masking = Some(Rc::new(*v)),
+            Own::Reset => *self = TrainView { form: self.form.clone(), reroll_seed: self.reroll_seed, ..TrainView::default() },
         }
     }
 }

@@ -1,7 +1,11 @@
 //! Tests of `train_state` (kept beside it so the module reads top to bottom).
 
 use super::*;
-use crate::explain::training::{Frame, LogPoint};
+use crate::explain::chart::SERIES_CAP;
+use crate::explain::filmstrip::FILMSTRIP_CAP;
+use crate::explain::training::Frame;
+use crate::protocol::Progress;
+use crate::run_state::Phase;
 
 fn log(step: usize, loss: f32, eval: bool) -> LogPoint {
     LogPoint {
@@ -19,30 +23,32 @@ fn log(step: usize, loss: f32, eval: bool) -> LogPoint {
 
 fn progress(steps: std::ops::RangeInclusive<usize>, running: bool) -> TrainAction {
     let logs: Vec<LogPoint> = steps.clone().map(|s| log(s, 7.0 - s as f32 * 0.01, s % 50 == 0)).collect();
-    TrainAction::Event(TrainEvent::Progress {
-        logs,
+    TrainAction::Event(TrainEvent::Progress(Progress {
+        points: logs,
         step: *steps.end(),
-        steps: 200,
+        total: 200,
         running,
-        tokens_per_s: 1000.0,
+        per_s: 1000.0,
         ms_per_step: 20.0,
         memory: 1 << 20,
-    })
+    }))
 }
 
 fn ready() -> TrainAction {
     TrainAction::Event(TrainEvent::Ready {
-        info: ModelInfo { layers: 2, heads: 2, ..Default::default() },
-        train_tokens: 5000,
-        eval_loss: 7.0,
-        eval_acc: 0.0,
+        ready: Box::new(TrainReady {
+            info: ModelInfo { layers: 2, heads: 2, ..Default::default() },
+            train_tokens: 5000,
+            eval_loss: 7.0,
+            eval_acc: 0.0,
+        }),
         setup_ms: 10.0,
         device: "CPU (wasm)".into(),
     })
 }
 
 fn frame(step: usize) -> TrainAction {
-    TrainAction::Event(TrainEvent::Frame(Box::new(Frame {
+    TrainAction::Event(TrainEvent::Show(TrainShow::Frame(Box::new(Frame {
         step,
         tokens: vec!["a".into(); 2],
         layers: 1,
@@ -50,7 +56,7 @@ fn frame(step: usize) -> TrainAction {
         attention: vec![vec![0.5; 4]],
         mask_position: None,
         predictions: vec![],
-    })))
+    }))))
 }
 
 #[test]
@@ -84,27 +90,27 @@ fn progress_fills_series_phase_and_eta() {
     v.apply(progress(1..=5, true));
     assert!(v.loss.is_empty(), "progress without a run is dropped");
     v.apply(TrainAction::Requested);
-    assert!(matches!(v.phase, Phase::Preparing(_)));
+    assert!(matches!(v.run.phase, Phase::Preparing(_)));
     v.apply(ready());
-    assert_eq!((v.phase.clone(), v.eval_loss.len()), (Phase::Paused, 1), "the held-out loss before training");
+    assert_eq!((v.run.phase.clone(), v.eval_loss.len()), (Phase::Paused, 1), "the held-out loss before training");
     v.apply(progress(1..=100, true));
-    assert_eq!((v.step, v.steps, v.phase.clone(), v.worker_memory), (100, 200, Phase::Running, 1 << 20));
+    assert_eq!((v.run.step, v.run.steps, v.run.phase.clone(), v.run.memory), (100, 200, Phase::Running, 1 << 20));
     assert_eq!((v.loss.len(), v.eval_loss.len(), v.tokens_per_s.len()), (100, 3, 1));
-    assert_eq!(v.progress(), 0.5);
+    assert_eq!(v.run.fraction(), 0.5);
     let eta = v.eta_secs().unwrap();
     assert!((eta - 100.0 * 100.0 / 1000.0).abs() < 1e-9, "{eta}");
     v.apply(progress(101..=150, false));
-    assert_eq!(v.phase, Phase::Paused);
+    assert_eq!(v.run.phase, Phase::Paused);
     v.apply(TrainAction::Event(TrainEvent::Failed("nan".into())));
-    assert_eq!((v.error.as_deref(), v.has_run), (Some("nan"), true));
+    assert_eq!((v.run.error.as_deref(), v.run.has_run), (Some("nan"), true));
     v.apply(progress(151..=200, false));
-    assert_eq!(v.phase, Phase::Finished);
+    assert_eq!(v.run.phase, Phase::Finished);
     for s in 201..=3000 {
         v.apply(progress(s..=s, true));
     }
     assert!(v.loss.len() <= SERIES_CAP, "bounded over a long run");
     v.apply(TrainAction::Event(TrainEvent::Reset));
-    assert_eq!((v.has_run, v.loss.len(), v.phase.clone()), (false, 0, Phase::Idle));
+    assert_eq!((v.run.has_run, v.loss.len(), v.run.phase.clone()), (false, 0, Phase::Idle));
 }
 
 #[test]
@@ -118,10 +124,10 @@ fn filmstrip_scrubbing_follows_the_latest_frame() {
     assert_eq!(v.scrubbed(), Some((0, 2)), "A = first, B = latest");
     v.apply(frame(30));
     assert_eq!(v.scrubbed(), Some((0, 3)), "B follows");
-    v.apply(TrainAction::ScrubB(Some(1)));
+    v.apply(TrainAction::Edit(Field::ScrubB(Some(1))));
     v.apply(frame(40));
     assert_eq!(v.scrubbed(), Some((0, 1)), "a chosen B stays");
-    v.apply(TrainAction::ScrubA(Some(99)));
+    v.apply(TrainAction::Edit(Field::ScrubA(Some(99))));
     assert_eq!(v.scrubbed(), Some((4, 1)), "clamped");
     for s in 5..400 {
         v.apply(frame(s * 10));

@@ -1,5 +1,5 @@
-//! The Translate tab's state as a reducer over `TranslateAction`s: the training form (data set,
-//! pasted pairs, settings), the run's phase and curves (loss, teacher-forced accuracy, held-out
+//! The Translate tab's state: the training form (data set, pasted pairs, settings), the run
+//! (`run_state`), its curves (loss, teacher-forced accuracy, held-out
 //! exact match), the latest held-out translations; the decoding form (source, method, temperature,
 //! top-k, beams, seed) and the latest decoding step; the saved model's download links. Pure Rust (tested natively);
 //! `components/translate_*.rs` and `decode_*.rs` render it.
@@ -7,9 +7,10 @@
 use crate::explain::chart::Series;
 use crate::explain::decode::Method;
 use crate::explain::decode::{DecodeRequest, DecodeView};
+use crate::explain::translate::TranslatePoint;
 use crate::explain::translate::{eval_every, Seq2SeqInfo, TranslateData, TranslateScores, TranslateSetup, DATASETS};
-use crate::protocol::TranslateEvent;
-use crate::train_state::{Phase, SERIES_CAP};
+use crate::protocol::{TranslateEvent, TranslateReady, TranslateShow};
+use crate::run_state::{JobAction, JobView, Own, Phase, RunState};
 use std::rc::Rc;
 
 /// How the next token is chosen, as the form's radio buttons hold it.
@@ -36,17 +37,11 @@ pub enum TranslateField {
     TopK(String),
     Beams(String),
     SampleSeed(String),
+    /// A decoding button was pressed, for this request.
+    Decode(DecodeRequest),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum TranslateAction {
-    Edit(TranslateField),
-    /// Start was pressed: show that the worker is on it.
-    Requested,
-    /// A decoding button was pressed, for this request.
-    DecodeRequested(DecodeRequest),
-    Event(TranslateEvent),
-}
+pub type TranslateAction = JobAction<TranslateField, TranslateEvent>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TranslateForm {
@@ -103,24 +98,17 @@ impl TranslateForm {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TranslateView {
     pub form: TranslateForm,
-    pub phase: Phase,
-    pub error: Option<String>,
-    /// A run exists in the worker (the training form is locked until Reset).
-    pub has_run: bool,
+    pub run: RunState,
     pub info: Option<Seq2SeqInfo>,
     pub train_pairs: usize,
     pub eval_pairs: usize,
-    pub setup_ms: f64,
-    pub step: usize,
-    pub steps: usize,
     pub loss: Rc<Series>,
     pub acc: Rc<Series>,
     /// Held-out exact match (0 to 1), at each evaluation.
     pub exact: Rc<Series>,
-    pub pairs_per_s: f64,
     pub scores: Option<Rc<TranslateScores>>,
     pub decode: Option<Rc<DecodeView>>,
     pub decode_error: Option<String>,
@@ -132,47 +120,9 @@ pub struct TranslateView {
     pub answers: usize,
     /// The worker's milliseconds for the step that made `decode`.
     pub step_ms: Option<f64>,
-    /// The saved model's files: (name, bytes, blob URL), and the training step they hold.
-    pub links: Vec<(String, usize, String)>,
-    pub saved_step: usize,
-}
-
-impl Default for TranslateView {
-    fn default() -> Self {
-        let s = || Rc::new(Series::new(SERIES_CAP));
-        TranslateView {
-            form: TranslateForm::default(),
-            phase: Phase::Idle,
-            error: None,
-            has_run: false,
-            info: None,
-            train_pairs: 0,
-            eval_pairs: 0,
-            setup_ms: 0.0,
-            step: 0,
-            steps: 0,
-            loss: s(),
-            acc: s(),
-            exact: s(),
-            pairs_per_s: 0.0,
-            scores: None,
-            decode: None,
-            decode_error: None,
-            decoding: false,
-            sent: None,
-            answers: 0,
-            step_ms: None,
-            links: vec![],
-            saved_step: 0,
-        }
-    }
 }
 
 impl TranslateView {
-    pub fn running(&self) -> bool {
-        self.phase == Phase::Running
-    }
-
     /// The latest held-out exact match (0 to 1).
     pub fn exact_match(&self) -> Option<f64> {
         self.exact.last().map(|p| p.1)
@@ -196,38 +146,36 @@ impl TranslateView {
 
     /// Whether Save can be pressed, or why not (shown beside the button).
     pub fn save_blocked(&self) -> Option<&'static str> {
-        match (&self.phase, self.has_run, self.step) {
+        match (&self.run.phase, self.run.has_run, self.run.step) {
             (Phase::Preparing(_), _, _) => Some("Wait until the run is set up."),
             (_, false, _) => Some("Nothing to save yet: train a model first (Start training above)."),
             (_, true, 0) => Some("Nothing learnt yet: Save works after the first training step."),
             _ => None,
         }
     }
+}
 
-    pub fn apply(&mut self, action: TranslateAction) {
-        match action {
-            TranslateAction::Edit(f) => self.edit(f),
-            TranslateAction::Requested => {
-                self.error = None;
-                if !self.has_run {
-                    self.phase = Phase::Preparing("starting…".into());
-                }
-            }
-            TranslateAction::DecodeRequested(r) => {
-                self.decode_error = None;
-                self.decoding = true;
-                self.sent = Some(r);
-            }
-            TranslateAction::Event(e) => self.on_event(e),
-        }
+impl JobView for TranslateView {
+    type Field = TranslateField;
+    type Ready = TranslateReady;
+    type Point = TranslatePoint;
+    type Show = TranslateShow;
+
+    fn run(&mut self) -> &mut RunState {
+        &mut self.run
+    }
+
+    fn planned(&self) -> usize {
+        self.form.setup.steps
     }
 
     fn edit(&mut self, f: TranslateField) {
         let num = |v: &str| v.trim().parse::<usize>().ok();
-        let locked = self.has_run;
+        let locked = self.run.has_run;
         let form = &mut self.form;
         // the decoding fields can be edited any time; the training settings only before a run
         match f {
+            TranslateField::Decode(r) => (self.decode_error, self.decoding, self.sent) = (None, true, Some(r)),
             TranslateField::Source(v) => form.source = v,
             TranslateField::Method(m) => form.method = m,
             TranslateField::Temperature(v) => {
@@ -258,31 +206,15 @@ impl TranslateView {
         }
     }
 
-    fn fresh(&mut self) {
-        let form = self.form.clone();
-        *self = TranslateView { form, ..TranslateView::default() };
-    }
-
-    fn on_event(&mut self, e: TranslateEvent) {
-        match e {
-            TranslateEvent::Preparing(m) => {
-                self.phase = Phase::Preparing(m);
-                self.error = None;
+    fn own(&mut self, o: Own<TranslateReady, TranslatePoint, TranslateShow>) {
+        match o {
+            Own::Ready(r) => {
+                *self = TranslateView { form: self.form.clone(), run: self.run.clone(), ..TranslateView::default() };
+                (self.info, self.train_pairs, self.eval_pairs) = (Some(r.info), r.train_pairs, r.eval_pairs);
+                Rc::make_mut(&mut self.exact).push(0.0, r.scores.exact_match as f64);
+                self.scores = Some(Rc::new(r.scores));
             }
-            TranslateEvent::Ready { info, train_pairs, eval_pairs, scores, setup_ms } => {
-                self.fresh();
-                self.has_run = true;
-                self.info = Some(info);
-                (self.train_pairs, self.eval_pairs, self.setup_ms) = (train_pairs, eval_pairs, setup_ms);
-                self.steps = self.form.setup.steps;
-                self.phase = Phase::Paused;
-                Rc::make_mut(&mut self.exact).push(0.0, scores.exact_match as f64);
-                self.scores = Some(Rc::new(*scores));
-            }
-            TranslateEvent::Progress { points, step, total, running, pairs_per_s } => {
-                if !self.has_run {
-                    return;
-                }
+            Own::Points(points) => {
                 for p in &points {
                     let x = p.step as f64;
                     Rc::make_mut(&mut self.loss).push(x, p.loss as f64);
@@ -291,41 +223,17 @@ impl TranslateView {
                         Rc::make_mut(&mut self.exact).push(x, e as f64);
                     }
                 }
-                if pairs_per_s > 0.0 {
-                    self.pairs_per_s = pairs_per_s;
-                }
-                (self.step, self.steps) = (step, total);
-                self.phase = match (step >= total && total > 0, running) {
-                    (true, _) => Phase::Finished,
-                    (false, true) => Phase::Running,
-                    (false, false) => Phase::Paused,
-                };
             }
-            TranslateEvent::Scores(s) => {
-                if self.has_run {
-                    self.scores = Some(Rc::new(*s));
-                }
-            }
-            TranslateEvent::Decoded { view, ms } => {
-                self.decode = Some(Rc::new(*view));
-                self.step_ms = Some(ms);
+            Own::Show(TranslateShow::Scores(s)) if self.run.has_run => self.scores = Some(Rc::new(*s)),
+            Own::Show(TranslateShow::Scores(_)) => {}
+            Own::Show(TranslateShow::Decoded { view, ms }) => {
+                (self.decode, self.step_ms) = (Some(Rc::new(*view)), Some(ms));
                 (self.decoding, self.decode_error, self.answers) = (false, None, self.answers + 1);
             }
-            TranslateEvent::DecodeFailed(m) => (self.decoding, self.decode_error, self.answers) = (false, Some(m), self.answers + 1),
-            TranslateEvent::Saved { step, links } => {
-                if self.has_run {
-                    (self.saved_step, self.links) = (step, links);
-                }
+            Own::Show(TranslateShow::DecodeFailed(m)) => {
+                (self.decoding, self.decode_error, self.answers) = (false, Some(m), self.answers + 1)
             }
-            TranslateEvent::Failed(m) => {
-                self.error = Some(m);
-                self.phase = match &self.phase {
-                    _ if !self.has_run => Phase::Idle,
-                    Phase::Running => Phase::Paused,
-                    p => p.clone(),
-                };
-            }
-            TranslateEvent::Reset => self.fresh(),
+            Own::Reset => *self = TranslateView { form: self.form.clone(), ..TranslateView::default() },
         }
     }
 }

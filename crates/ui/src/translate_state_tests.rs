@@ -1,11 +1,12 @@
 //! Tests of `translate_state` (kept beside it so the module reads top to bottom).
 
 use super::*;
-use crate::explain::translate::TranslatePoint;
+use crate::protocol::Progress;
 
 fn ready() -> TranslateEvent {
     let scores = TranslateScores { step: 0, exact_match: 0.0, pairs: 30, held_out: true, examples: vec![] };
-    TranslateEvent::Ready { info: Seq2SeqInfo::default(), train_pairs: 900, eval_pairs: 30, scores: Box::new(scores), setup_ms: 12.0 }
+    let ready = TranslateReady { info: Seq2SeqInfo::default(), train_pairs: 900, eval_pairs: 30, scores };
+    TranslateEvent::Ready { ready: Box::new(ready), setup_ms: 12.0, device: "CPU (wasm)".into() }
 }
 
 #[test]
@@ -26,7 +27,7 @@ fn a_data_set_sets_the_sizes_and_source_and_the_training_form_locks_during_a_run
     v.apply(TranslateAction::Edit(TranslateField::Custom("{}\n{}".into())));
     assert_eq!(v.form.setup(|p| p.to_string()).data, TranslateData::Text("{}\n{}".into()));
     v.apply(TranslateAction::Event(ready()));
-    assert!(v.has_run && v.phase == Phase::Paused && v.exact_match() == Some(0.0));
+    assert!(v.run.has_run && v.run.phase == Phase::Paused && v.exact_match() == Some(0.0));
     v.apply(TranslateAction::Edit(TranslateField::Steps("5".into())));
     assert_eq!(v.form.setup.steps, 1500, "locked during a run (the custom set's default)");
     v.apply(TranslateAction::Edit(TranslateField::Source("1 0".into())));
@@ -52,20 +53,27 @@ fn progress_fills_the_curves_and_decoding_keeps_its_own_errors() {
             ..Default::default()
         })
         .collect();
-    v.apply(TranslateAction::Event(TranslateEvent::Progress { points, step: 20, total: 400, running: true, pairs_per_s: 300.0 }));
-    assert_eq!((v.loss.len(), v.acc.len(), v.exact.len(), v.phase.clone()), (20, 20, 2, Phase::Running));
+    v.apply(TranslateAction::Event(TranslateEvent::Progress(Progress {
+        points,
+        step: 20,
+        total: 400,
+        running: true,
+        per_s: 300.0,
+        ..Default::default()
+    })));
+    assert_eq!((v.loss.len(), v.acc.len(), v.exact.len(), v.run.phase.clone()), (20, 20, 2, Phase::Running));
     assert!((v.exact_match().unwrap() - 0.6).abs() < 1e-6);
-    v.apply(TranslateAction::DecodeRequested(v.form.request()));
+    v.apply(TranslateAction::Edit(TranslateField::Decode(v.form.request())));
     assert!(v.decoding && !v.decode_finished());
-    v.apply(TranslateAction::Event(TranslateEvent::DecodeFailed("the source is empty".into())));
-    assert_eq!((v.decoding, v.decode_error.as_deref(), v.error.as_deref()), (false, Some("the source is empty"), None));
+    v.apply(TranslateAction::Event(TranslateEvent::Show(TranslateShow::DecodeFailed("the source is empty".into()))));
+    assert_eq!((v.decoding, v.decode_error.as_deref(), v.run.error.as_deref()), (false, Some("the source is empty"), None));
     assert_eq!(v.answers, 1, "counted for scripts");
     v.apply(TranslateAction::Event(TranslateEvent::Failed("the loss is NaN".into())));
-    assert_eq!((v.phase.clone(), v.error.as_deref()), (Phase::Paused, Some("the loss is NaN")));
+    assert_eq!((v.run.phase.clone(), v.run.error.as_deref()), (Phase::Paused, Some("the loss is NaN")));
     v.apply(TranslateAction::Event(TranslateEvent::Reset));
-    assert!(!v.has_run && v.loss.is_empty() && v.decode_error.is_none() && v.form.source == "4 5 7");
+    assert!(!v.run.has_run && v.loss.is_empty() && v.decode_error.is_none() && v.form.source == "4 5 7");
     v.apply(TranslateAction::Event(TranslateEvent::Failed("line 3: not a pair".into())));
-    assert_eq!(v.phase, Phase::Idle, "a failed start leaves no run");
+    assert_eq!(v.run.phase, Phase::Idle, "a failed start leaves no run");
 }
 
 #[test]
@@ -91,9 +99,9 @@ fn each_decoded_step_carries_its_time() {
     let mut v = TranslateView::default();
     v.apply(TranslateAction::Event(ready()));
     assert_eq!(v.step_time(), None);
-    v.apply(TranslateAction::Event(TranslateEvent::Decoded { view: Box::new(view(0)), ms: 3.04 }));
+    v.apply(TranslateAction::Event(TranslateEvent::Show(TranslateShow::Decoded { view: Box::new(view(0)), ms: 3.04 })));
     assert_eq!(v.step_time().as_deref(), Some("first forward: 3.0 ms"));
-    v.apply(TranslateAction::Event(TranslateEvent::Decoded { view: Box::new(view(4)), ms: 2.06 }));
+    v.apply(TranslateAction::Event(TranslateEvent::Show(TranslateShow::Decoded { view: Box::new(view(4)), ms: 2.06 })));
     assert_eq!((v.step_time().as_deref(), v.step_ms), (Some("step 4: 2.1 ms"), Some(2.06)));
     v.apply(TranslateAction::Event(TranslateEvent::Reset));
     assert_eq!(v.step_time(), None);
@@ -107,13 +115,13 @@ fn save_says_why_it_waits_and_keeps_the_links_until_reset() {
     assert!(v.save_blocked().is_some_and(|m| m.contains("set up")));
     v.apply(TranslateAction::Event(ready()));
     assert!(v.save_blocked().is_some_and(|m| m.contains("first training step")), "a run at step 0 has learnt nothing");
-    v.apply(TranslateAction::Event(TranslateEvent::Progress { points: vec![], step: 30, total: 400, running: true, pairs_per_s: 0.0 }));
+    v.apply(TranslateAction::Event(TranslateEvent::Progress(Progress { step: 30, total: 400, running: true, ..Default::default() })));
     assert_eq!(v.save_blocked(), None, "saving while training saves the current step");
     let links = vec![("config.json".to_string(), 900, "blob:a".to_string())];
     v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links: links.clone() }));
-    assert_eq!((v.saved_step, &v.links), (30, &links));
+    assert_eq!((v.run.saved_step, &v.run.links), (30, &links));
     v.apply(TranslateAction::Event(TranslateEvent::Reset));
-    assert!(v.links.is_empty() && v.saved_step == 0);
+    assert!(v.run.links.is_empty() && v.run.saved_step == 0);
     v.apply(TranslateAction::Event(TranslateEvent::Saved { step: 30, links }));
-    assert!(v.links.is_empty(), "links of a dropped run are not shown");
+    assert!(v.run.links.is_empty(), "links of a dropped run are not shown");
 }

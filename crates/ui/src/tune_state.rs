@@ -1,14 +1,14 @@
-//! The fine-tune tab's state as a reducer over `TuneAction`s: the form (data set, task, start,
-//! comparison, settings), the run's phase, the curves of the run and of the random-weights run, the
+//! The fine-tune tab's state: the form (data set, task, start, comparison, settings), the run
+//! (`run_state`), the curves of the run and of the random-weights run, the
 //! latest held-out scores, the batch with the model's answers, the sentence before and after, saved
 //! files. Pure Rust (tested natively); `components/tune_*.rs` render it.
 
 use crate::config::TaskKind;
 use crate::explain::chart::Series;
-use crate::explain::finetune::{eval_every, TuneBatch, TuneData, TuneProbe, TuneScores, TuneSetup, TuneStart, DATASETS};
+use crate::explain::finetune::{eval_every, TuneBatch, TuneData, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep, DATASETS};
 use crate::explain::ModelInfo;
-use crate::protocol::TuneEvent;
-use crate::train_state::{Phase, SERIES_CAP};
+use crate::protocol::{TuneEvent, TuneReady, TuneShow};
+use crate::run_state::{JobAction, JobView, Own, RunState};
 use std::rc::Rc;
 
 /// A field of the form, as typed.
@@ -29,16 +29,7 @@ pub enum TuneField {
     ProbePair(String),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum TuneAction {
-    Edit(TuneField),
-    /// Start was pressed: show that the worker is on it.
-    Requested,
-    Event(TuneEvent),
-    /// Download links for the saved files: (name, bytes, blob URL).
-    Links(Vec<(String, usize, String)>),
-    UseTuned(bool),
-}
+pub type TuneAction = JobAction<TuneField, TuneEvent>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneForm {
@@ -92,89 +83,45 @@ impl TuneForm {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TuneView {
     pub form: TuneForm,
-    pub phase: Phase,
-    pub error: Option<String>,
-    /// A run exists in the worker (the form is locked until Reset).
-    pub has_run: bool,
+    pub run: RunState,
     pub info: Option<ModelInfo>,
     pub train_examples: usize,
     pub eval_examples: usize,
-    pub device: String,
-    pub setup_ms: f64,
-    pub step: usize,
-    pub steps: usize,
     /// The run's training loss and held-out accuracy; the random-weights run's beside them.
     pub loss: Rc<Series>,
     pub eval_acc: Rc<Series>,
     pub random_loss: Rc<Series>,
     pub random_eval_acc: Rc<Series>,
-    pub examples_per_s: f64,
     /// The latest held-out scores (of both runs).
     pub scores: Option<Rc<TuneScores>>,
     pub batch: Option<Rc<TuneBatch>>,
     pub probe: Option<Rc<TuneProbe>>,
-    pub links: Vec<(String, usize, String)>,
-    pub use_tuned: bool,
     /// The run compares with random weights (as set up).
     pub comparing: bool,
 }
 
-impl Default for TuneView {
-    fn default() -> Self {
-        let s = || Rc::new(Series::new(SERIES_CAP));
-        TuneView {
-            form: TuneForm::default(),
-            phase: Phase::Idle,
-            error: None,
-            has_run: false,
-            info: None,
-            train_examples: 0,
-            eval_examples: 0,
-            device: String::new(),
-            setup_ms: 0.0,
-            step: 0,
-            steps: 0,
-            loss: s(),
-            eval_acc: s(),
-            random_loss: s(),
-            random_eval_acc: s(),
-            examples_per_s: 0.0,
-            scores: None,
-            batch: None,
-            probe: None,
-            links: vec![],
-            use_tuned: false,
-            comparing: false,
-        }
-    }
-}
-
 impl TuneView {
-    pub fn running(&self) -> bool {
-        self.phase == Phase::Running
-    }
-
     /// The latest held-out accuracy of the run (0 to 1).
     pub fn accuracy(&self) -> Option<f64> {
         self.eval_acc.last().map(|p| p.1)
     }
+}
 
-    pub fn apply(&mut self, action: TuneAction) {
-        match action {
-            TuneAction::Edit(f) => self.edit(f),
-            TuneAction::Requested => {
-                self.error = None;
-                if !self.has_run {
-                    self.phase = Phase::Preparing("starting…".into());
-                }
-            }
-            TuneAction::Event(e) => self.on_event(e),
-            TuneAction::Links(l) => self.links = l,
-            TuneAction::UseTuned(on) => self.use_tuned = on,
-        }
+impl JobView for TuneView {
+    type Field = TuneField;
+    type Ready = TuneReady;
+    type Point = TuneStep;
+    type Show = TuneShow;
+
+    fn run(&mut self) -> &mut RunState {
+        &mut self.run
+    }
+
+    fn planned(&self) -> usize {
+        self.form.setup.steps
     }
 
     fn edit(&mut self, f: TuneField) {
@@ -182,7 +129,7 @@ impl TuneView {
         match &f {
             TuneField::ProbeText(v) => return self.form.probe_text = v.clone(),
             TuneField::ProbePair(v) => return self.form.probe_pair = v.clone(),
-            _ if self.has_run => return,
+            _ if self.run.has_run => return,
             _ => {}
         }
         let s = &mut self.form.setup;
@@ -217,37 +164,19 @@ impl TuneView {
         }
     }
 
-    fn fresh(&mut self) {
-        let keep = (self.form.clone(), self.use_tuned);
-        *self = TuneView::default();
-        (self.form, self.use_tuned) = keep;
-    }
-
-    fn on_event(&mut self, e: TuneEvent) {
-        match e {
-            TuneEvent::Preparing(m) => {
-                self.phase = Phase::Preparing(m);
-                self.error = None;
-            }
-            TuneEvent::Ready { info, train_examples, eval_examples, scores, setup_ms, device } => {
-                self.fresh();
-                self.has_run = true;
-                self.info = Some(info);
-                (self.train_examples, self.eval_examples) = (train_examples, eval_examples);
-                (self.setup_ms, self.device) = (setup_ms, device);
-                self.steps = self.form.setup.steps;
-                self.phase = Phase::Paused;
-                self.comparing = scores.random.is_some();
-                Rc::make_mut(&mut self.eval_acc).push(0.0, scores.main.accuracy as f64);
-                if let Some(r) = &scores.random {
-                    Rc::make_mut(&mut self.random_eval_acc).push(0.0, r.accuracy as f64);
+    fn own(&mut self, o: Own<TuneReady, TuneStep, TuneShow>) {
+        match o {
+            Own::Ready(r) => {
+                *self = TuneView { form: self.form.clone(), run: self.run.clone(), ..TuneView::default() };
+                (self.info, self.train_examples, self.eval_examples) = (Some(r.info), r.train_examples, r.eval_examples);
+                self.comparing = r.scores.random.is_some();
+                Rc::make_mut(&mut self.eval_acc).push(0.0, r.scores.main.accuracy as f64);
+                if let Some(m) = &r.scores.random {
+                    Rc::make_mut(&mut self.random_eval_acc).push(0.0, m.accuracy as f64);
                 }
-                self.scores = Some(Rc::new(*scores));
+                self.scores = Some(Rc::new(r.scores));
             }
-            TuneEvent::Progress { steps, step, total, running, examples_per_s } => {
-                if !self.has_run {
-                    return;
-                }
+            Own::Points(steps) => {
                 for s in &steps {
                     let x = s.main.step as f64;
                     Rc::make_mut(&mut self.loss).push(x, s.main.loss as f64);
@@ -261,35 +190,12 @@ impl TuneView {
                         }
                     }
                 }
-                if examples_per_s > 0.0 {
-                    self.examples_per_s = examples_per_s;
-                }
-                (self.step, self.steps) = (step, total);
-                self.phase = if step >= total && total > 0 {
-                    Phase::Finished
-                } else if running {
-                    Phase::Running
-                } else {
-                    Phase::Paused
-                };
             }
-            TuneEvent::Scores(s) => {
-                if self.has_run {
-                    self.scores = Some(Rc::new(*s));
-                }
-            }
-            TuneEvent::Batch(b) => self.batch = Some(Rc::new(*b)),
-            TuneEvent::Probe(p) => self.probe = Some(Rc::new(*p)),
-            TuneEvent::Saved(_) => {} // turned into links by the page
-            TuneEvent::Failed(m) => {
-                self.error = Some(m);
-                if !self.has_run {
-                    self.phase = Phase::Idle;
-                } else if self.phase == Phase::Running {
-                    self.phase = Phase::Paused;
-                }
-            }
-            TuneEvent::Reset => self.fresh(),
+            Own::Show(TuneShow::Scores(s)) if self.run.has_run => self.scores = Some(Rc::new(*s)),
+            Own::Show(TuneShow::Scores(_)) => {}
+            Own::Show(TuneShow::Batch(b)) => self.batch = Some(Rc::new(*b)),
+            Own::Show(TuneShow::Probe(p)) => self.probe = Some(Rc::new(*p)),
+            Own::Reset => *self = TuneView { form: self.form.clone(), ..TuneView::default() },
         }
     }
 }
@@ -298,7 +204,9 @@ impl TuneView {
 mod tests {
     use super::*;
     use crate::explain::finetune::TaskMetrics;
-    use crate::explain::finetune::{TunePoint, TuneStep};
+    use crate::explain::finetune::TunePoint;
+    use crate::protocol::Progress;
+    use crate::run_state::Phase;
 
     fn metrics(acc: f32) -> TaskMetrics {
         TaskMetrics {
@@ -315,10 +223,12 @@ mod tests {
 
     fn ready(random: bool) -> TuneEvent {
         TuneEvent::Ready {
-            info: ModelInfo::default(),
-            train_examples: 90,
-            eval_examples: 10,
-            scores: Box::new(TuneScores { step: 0, main: metrics(0.5), random: random.then(|| metrics(0.4)) }),
+            ready: Box::new(TuneReady {
+                info: ModelInfo::default(),
+                train_examples: 90,
+                eval_examples: 10,
+                scores: TuneScores { step: 0, main: metrics(0.5), random: random.then(|| metrics(0.4)) },
+            }),
             setup_ms: 5.0,
             device: "CPU (wasm)".into(),
         }
@@ -344,7 +254,7 @@ mod tests {
         v.apply(TuneAction::Edit(TuneField::Lr("not a number".into())));
         assert_eq!(v.form.setup.lr, TuneSetup::defaults(TaskKind::TokenClassification, s.data).lr, "a bad number keeps the old one");
         v.apply(TuneAction::Event(ready(true)));
-        assert!(v.has_run && v.comparing && v.phase == Phase::Paused);
+        assert!(v.run.has_run && v.comparing && v.run.phase == Phase::Paused);
         v.apply(TuneAction::Edit(TuneField::Steps("5".into())));
         assert_eq!(v.form.setup.steps, 120, "locked");
         v.apply(TuneAction::Edit(TuneField::ProbeText("mine".into())));
@@ -360,13 +270,20 @@ mod tests {
         let steps = (1..=4)
             .map(|i| TuneStep { main: point(i, (i == 4).then_some(0.8)), random: Some(point(i, (i == 4).then_some(0.55))) })
             .collect();
-        v.apply(TuneAction::Event(TuneEvent::Progress { steps, step: 4, total: 300, running: true, examples_per_s: 40.0 }));
-        assert_eq!((v.loss.len(), v.random_loss.len(), v.step, v.phase.clone()), (4, 4, 4, Phase::Running));
+        v.apply(TuneAction::Event(TuneEvent::Progress(Progress {
+            points: steps,
+            step: 4,
+            total: 300,
+            running: true,
+            per_s: 40.0,
+            ..Default::default()
+        })));
+        assert_eq!((v.loss.len(), v.random_loss.len(), v.run.step, v.run.phase.clone()), (4, 4, 4, Phase::Running));
         assert_eq!(v.accuracy(), Some(0.800000011920929));
         assert_eq!(v.random_eval_acc.last().map(|p| p.0), Some(4.0));
         v.apply(TuneAction::Event(TuneEvent::Failed("lost".into())));
-        assert_eq!((v.phase.clone(), v.error.as_deref()), (Phase::Paused, Some("lost")));
+        assert_eq!((v.run.phase.clone(), v.run.error.as_deref()), (Phase::Paused, Some("lost")));
         v.apply(TuneAction::Event(TuneEvent::Reset));
-        assert!(!v.has_run && v.loss.is_empty() && v.form.setup.compare);
+        assert!(!v.run.has_run && v.loss.is_empty() && v.form.setup.compare);
     }
 }

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod error;
 pub mod explain;
+pub mod job;
 pub mod model_files;
 pub mod protocol;
 

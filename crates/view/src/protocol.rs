@@ -8,6 +8,7 @@ use crate::explain::snapshot::MaskPredictions;
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::translate::{Seq2SeqInfo, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
+pub use crate::job::{JobCmd, JobEvent, Link, Progress};
 use serde::{Deserialize, Serialize};
 
 /// Page -> worker.
@@ -81,60 +82,37 @@ pub struct DeviceStatus {
     pub race: Option<(f64, f64)>,
 }
 
-/// What the training panel asks of the worker.
+/// What the train tab asks of the worker.
+pub type TrainCmd = JobCmd<TrainSetup, TrainAsk>;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TrainCmd {
-    /// Run steps until paused or done; the run is prepared from these settings if there is none.
-    Start(TrainSetup),
-    /// One step (the run is prepared first if there is none), then stop.
-    Step(TrainSetup),
-    Pause,
-    /// Drop the run (the explainer goes back to the loaded model).
-    Reset,
+pub enum TrainAsk {
     /// The masking of the last batch again: as trained (None) or re-masked from this seed.
     Reroll(Option<u64>),
     /// The explainer views use the trained model (true) or the loaded one (false).
     UseTrained(bool),
-    /// Reply with the trained model's files (`Saved`).
-    Save,
 }
 
 /// What the fine-tune tab asks of the worker.
+pub type TuneCmd = JobCmd<TuneSetup, TuneAsk>;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TuneCmd {
-    /// Run steps until paused or done; the run is prepared from these settings if there is none.
-    Start(TuneSetup),
-    Pause,
-    /// Drop the run (the explainer goes back to the loaded model when it used the fine-tuned one).
-    Reset,
+pub enum TuneAsk {
     /// The explainer views use the fine-tuned model (true) or the loaded one (false).
     UseTuned(bool),
-    /// Reply with the fine-tuned model's files (`Saved`).
-    Save,
     /// A sentence (and, for a question, its context) before and after fine-tuning (`Probe`).
-    Probe {
-        text: String,
-        pair: Option<String>,
-    },
+    Probe { text: String, pair: Option<String> },
 }
 
-/// What the Translate tab asks of the worker.
+/// What the Translate tab asks of the worker: training a new encoder-decoder, and decoding a
+/// sentence with it (back to the start, one step, or every step to the end: `Decoded` after each
+/// slice of steps, or `DecodeFailed`).
+pub type TranslateCmd = JobCmd<TranslateSetup, DecodeAsk>;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TranslateCmd {
-    /// Run steps until paused or done; the run (a new model) is prepared from these settings if
-    /// there is none.
-    Start(TranslateSetup),
-    Pause,
-    /// Drop the run and its model.
-    Reset,
-    /// Decode a sentence with the run's model: back to the start, one step, or every step to the
-    /// end (`Decoded` after each slice of steps, or `DecodeFailed`).
-    Decode {
-        req: DecodeRequest,
-        action: DecodeAction,
-    },
-    /// Reply with the run's model as an HF `EncoderDecoderModel` folder (`Saved`).
-    Save,
+pub struct DecodeAsk {
+    pub req: DecodeRequest,
+    pub action: DecodeAction,
 }
 
 /// Worker -> page.
@@ -237,115 +215,64 @@ pub enum SurveyEvent {
     Stopped(Option<String>),
 }
 
-/// Worker -> training panel.
+/// Worker -> train tab.
+pub type TrainEvent = JobEvent<TrainReady, LogPoint, TrainShow>;
+
+/// A pre-training run is set up: the model, the corpus size, the held-out loss before training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TrainEvent {
-    /// What the worker is doing before the first step (fetching the corpus, training a vocabulary).
-    Preparing(String),
-    /// The run is set up: the model, the corpus size, the held-out loss before training, and what
-    /// it trains on ("CPU (wasm)", "WebGPU (…)").
-    Ready {
-        info: ModelInfo,
-        train_tokens: usize,
-        eval_loss: f32,
-        eval_acc: f32,
-        setup_ms: f64,
-        device: String,
-    },
-    /// The steps since the last progress message; throughput over that window (wall clock); the
-    /// worker's WebAssembly memory in bytes.
-    Progress {
-        logs: Vec<LogPoint>,
-        step: usize,
-        steps: usize,
-        running: bool,
-        tokens_per_s: f64,
-        ms_per_step: f64,
-        memory: u64,
-    },
+pub struct TrainReady {
+    pub info: ModelInfo,
+    pub train_tokens: usize,
+    pub eval_loss: f32,
+    pub eval_acc: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TrainShow {
     Frame(Box<Frame>),
     Batch(Box<MaskingView>),
-    /// The trained model's files (HF layout) as blob URLs made by the worker (the bytes never
-    /// cross to the page): (name, bytes, URL).
-    Saved(Vec<(String, usize, String)>),
-    Failed(String),
-    /// The run was dropped.
-    Reset,
 }
 
 /// Worker -> fine-tune tab.
+pub type TuneEvent = JobEvent<TuneReady, TuneStep, TuneShow>;
+
+/// A fine-tuning run is set up: its model (with the head), the examples, the scores before any step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TuneEvent {
-    /// What the worker is doing before the first step (fetching the data, encoding it).
-    Preparing(String),
-    /// The run is set up: its model (with the head), the examples, the scores before any step,
-    /// and what it trains on.
-    Ready {
-        info: ModelInfo,
-        train_examples: usize,
-        eval_examples: usize,
-        scores: Box<TuneScores>,
-        setup_ms: f64,
-        device: String,
-    },
-    /// The steps since the last progress message; examples per second over that window.
-    Progress {
-        steps: Vec<TuneStep>,
-        step: usize,
-        total: usize,
-        running: bool,
-        examples_per_s: f64,
-    },
+pub struct TuneReady {
+    pub info: ModelInfo,
+    pub train_examples: usize,
+    pub eval_examples: usize,
+    pub scores: TuneScores,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TuneShow {
     /// The held-out scores (at every evaluation).
     Scores(Box<TuneScores>),
     /// The current batch with the model's answers.
     Batch(Box<TuneBatch>),
     Probe(Box<TuneProbe>),
-    /// The fine-tuned model's files (HF layout) as blob URLs: (name, bytes, URL).
-    Saved(Vec<(String, usize, String)>),
-    Failed(String),
-    /// The run was dropped.
-    Reset,
 }
 
 /// Worker -> Translate tab.
+pub type TranslateEvent = JobEvent<TranslateReady, TranslatePoint, TranslateShow>;
+
+/// A translation run is set up: its model, the pairs, the held-out score before any step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TranslateEvent {
-    /// What the worker is doing before the first step (fetching the pairs, learning a vocabulary).
-    Preparing(String),
-    /// The run is set up: its model, the pairs, the held-out score before any step.
-    Ready {
-        info: Seq2SeqInfo,
-        train_pairs: usize,
-        eval_pairs: usize,
-        scores: Box<TranslateScores>,
-        setup_ms: f64,
-    },
-    /// The steps since the last progress message; pairs per second over that window.
-    Progress {
-        points: Vec<TranslatePoint>,
-        step: usize,
-        total: usize,
-        running: bool,
-        pairs_per_s: f64,
-    },
+pub struct TranslateReady {
+    pub info: Seq2SeqInfo,
+    pub train_pairs: usize,
+    pub eval_pairs: usize,
+    pub scores: TranslateScores,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TranslateShow {
     /// The held-out exact match (at every evaluation).
     Scores(Box<TranslateScores>),
     /// Where decoding is now, and the worker's milliseconds for the step that made this view (its
     /// forward, the choice and the view; for Restart the first forward).
-    Decoded {
-        view: Box<DecodeView>,
-        ms: f64,
-    },
+    Decoded { view: Box<DecodeView>, ms: f64 },
     /// Decoding could not go on (an empty source, no model yet); the run is untouched.
     DecodeFailed(String),
-    /// The model after training step `step`, as an HF folder's files behind blob URLs made by the
-    /// worker: (name, bytes, URL).
-    Saved {
-        step: usize,
-        links: Vec<(String, usize, String)>,
-    },
-    Failed(String),
-    /// The run was dropped.
-    Reset,
 }

@@ -6,7 +6,7 @@
 //! decodes the same way (`translate.rs`).
 
 use super::device::{loaded_key, run_key, tune_key, Gpu};
-use super::fetch::{content_length, js_text, now_ms, response, span_end, span_start, start, Body};
+use super::fetch::{content_length, fetch_text, now_ms, response, span_end, span_start, start, Body};
 use super::session::TrainSession;
 use super::tune_session::TuneSession;
 use crate::backend::Backend;
@@ -14,18 +14,19 @@ use crate::backend::WeightsKey;
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::embeddings::position_view;
-use crate::explain::finetune::TuneStep;
 use crate::explain::snapshot::prepare;
-use crate::explain::training::{CorpusSource, LogPoint, TrainMode, TrainSetup};
+use crate::explain::training::{CorpusSource, TrainMode, TrainSetup};
 use crate::explain::{build, Request};
-use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TuneCmd, TuneEvent};
+use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TranslateCmd, TranslateEvent, TuneCmd, TuneEvent};
 use futures::{FutureExt, SinkExt, StreamExt};
+use job::Runner;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use yew_agent::reactor::{reactor, ReactorScope};
 
 type Scope = ReactorScope<ToEngine, FromEngine>;
 
+mod job;
 mod load;
 use load::load;
 mod corpus;
@@ -34,15 +35,8 @@ mod train;
 mod translate;
 mod tune;
 
-/// Training runs this long (at least one step) before the worker reads its messages again.
+/// A long job runs this long (at least one step) before the worker reads its messages again.
 const SLICE_MS: f64 = 100.0;
-/// Progress goes to the page at most this often.
-const PROGRESS_MS: f64 = 150.0;
-/// The masking view of the current batch is refreshed this often while running.
-const BATCH_MS: f64 = 1000.0;
-/// Sequences of the batch shown in the masking view, and guesses at each chosen position.
-const BATCH_ROWS: usize = 4;
-const BATCH_TOP_K: usize = 3;
 
 #[reactor]
 pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
@@ -51,7 +45,7 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     loop {
         // While training, take what is waiting without blocking; otherwise wait for a message.
         let surveying = w.surveying.as_ref().is_some_and(|s| s.running());
-        let msg = if w.running || w.tuning || w.tr.busy() || surveying {
+        let msg = if w.train.running || w.tune.running || w.tr.running || w.to_end.is_some() || surveying {
             match scope.next().now_or_never() {
                 Some(Some(m)) => Some(m),
                 Some(None) => break,
@@ -66,14 +60,16 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
         let ok = match msg {
             Some(m) => w.handle(m, &mut scope).await,
             None => {
-                let ok = if w.tuning {
-                    w.tune_slice(&mut scope).await
+                let ok = if w.tune.running {
+                    w.tune.slice(&mut scope).await
                 } else if surveying {
                     w.survey_slice(&mut scope).await
-                } else if w.tr.busy() {
-                    w.translate_slice(&mut scope).await
+                } else if w.to_end.is_some() {
+                    w.decode_slice(&mut scope).await
+                } else if w.tr.running {
+                    w.tr.slice(&mut scope).await
                 } else {
-                    w.slice(&mut scope).await
+                    w.train.slice(&mut scope).await
                 };
                 yield_now().await;
                 ok
@@ -100,34 +96,19 @@ struct Worker {
     bert: Option<Bert>,
     /// The bundled bert-tiny, fetched when fine-tuning starts from it.
     tiny: Option<Bert>,
-    run: Option<TrainSession>,
-    running: bool,
-    /// The explainer answers with the run's model.
+    /// The long jobs: pre-training, fine-tuning, the Translate tab's encoder-decoder.
+    train: Runner<TrainSession>,
+    tune: Runner<TuneSession>,
+    tr: Runner<super::translate_session::TranslateSession>,
+    /// The Translate tab's "run to the end" decoding, while it goes on.
+    to_end: translate::ToEnd,
+    /// The explainer answers with the model trained (or fine-tuned) in the page.
     use_trained: bool,
-    /// Steps since the last progress message, and that window's start, tokens and compute time.
-    pending: Vec<LogPoint>,
-    window_t0: f64,
-    window_tokens: usize,
-    window_ms: f64,
-    last_batch: f64,
-    /// The blob URLs of the last save (revoked at the next).
-    links: Vec<(String, usize, String)>,
-    /// (end time, tokens) of the steps of the last couple of seconds: the throughput shown.
-    recent: std::collections::VecDeque<(f64, usize)>,
+    use_tuned: bool,
     /// WebGPU for the explainer's forward, when chosen and available.
     gpu: Gpu,
     /// A model was loaded and its position views are not sent yet (they follow its first answer).
     positions_due: bool,
-    /// Fine-tuning: the run, whether it is stepping, whether the explainer uses its model.
-    tune: Option<TuneSession>,
-    tuning: bool,
-    use_tuned: bool,
-    /// Fine-tuning steps since the last progress message; that window's start and examples.
-    tune_pending: Vec<TuneStep>,
-    tune_window: (f64, usize),
-    tune_last_batch: f64,
-    /// The Translate tab: its encoder-decoder run and decoding.
-    tr: translate::Translating,
     /// The explainer's last forwards.
     explainer: crate::app::Explainer,
     /// The head survey, while one runs or is paused.
@@ -136,19 +117,27 @@ struct Worker {
     index: Option<(crate::backend::WeightsKey, crate::app::corpus_index::CorpusIndex)>,
 }
 
+/// An error as the page shows it (an input error without its prefix).
+fn message(e: BertError) -> String {
+    match e {
+        BertError::Input(m) => m,
+        e => e.to_string(),
+    }
+}
+
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
 /// beside it.
 fn pick<'a>(
     bert: &'a Option<Bert>,
-    run: &'a Option<TrainSession>,
-    tune: &'a Option<TuneSession>,
+    run: &'a Runner<TrainSession>,
+    tune: &'a Runner<TuneSession>,
     use_trained: bool,
     use_tuned: bool,
 ) -> Option<(&'a Bert, WeightsKey)> {
-    if let (true, Some(t)) = (use_tuned, tune) {
+    if let (true, Some(t)) = (use_tuned, &tune.job) {
         return Some((&t.main.bert, tune_key(t.step_count())));
     }
-    match (run, use_trained) {
+    match (&run.job, use_trained) {
         (Some(r), true) => Some((&r.trainer.bert, run_key(r.step_count()))),
         _ => bert.as_ref().map(|b| (b, loaded_key())),
     }
@@ -157,14 +146,11 @@ fn pick<'a>(
 /// The least milliseconds between two load-progress messages.
 const LOAD_PROGRESS_MS: f64 = 100.0;
 
-/// Throughput is averaged over about this long.
-const RATE_MS: f64 = 2000.0;
-
 impl Worker {
     /// The model the explainer uses: the fine-tuned one, the one trained in the page, or the loaded
     /// one; with its key for the GPU's weights.
     fn explainer(&self) -> Option<(&Bert, WeightsKey)> {
-        pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)
+        pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)
     }
 
     fn active(&self) -> Option<&Bert> {
@@ -173,10 +159,10 @@ impl Worker {
 
     /// The weights of the model the explainer uses into its `BertParams` (a run on the GPU).
     async fn sync_explainer(&mut self) {
-        if let (true, Some(r)) = (self.use_trained, self.run.as_mut()) {
+        if let (true, Some(r)) = (self.use_trained, self.train.job.as_mut()) {
             let _ = r.sync().await;
         }
-        if let (true, Some(t)) = (self.use_tuned, self.tune.as_mut()) {
+        if let (true, Some(t)) = (self.use_tuned, self.tune.job.as_mut()) {
             let _ = t.sync().await;
         }
     }
@@ -220,7 +206,7 @@ impl Worker {
             ToEngine::Explain(req) => {
                 // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
                 // two vocabularies may cut the text differently)
-                if self.use_trained && self.run.is_some() {
+                if self.use_trained && self.train.job.is_some() {
                     if let Some(b) = &self.bert {
                         let plain = Request { masked: vec![], heads_off: vec![], ..req.clone() };
                         let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
@@ -305,7 +291,7 @@ impl Worker {
     /// The attribution of `prep` with the explainer's model, where its forward runs (WebGPU when
     /// chosen; the CPU path when WebGPU fails, e.g. with heads switched off).
     async fn attribute(&mut self, prep: crate::explain::why::WhyPrep) -> Option<crate::error::Result<crate::explain::why::WhyView>> {
-        let (b, key) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)?;
+        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)?;
         if let Some(gpu) = self.gpu.usable_mut() {
             match crate::explain::why::finish(gpu, b, key, prep.clone()).await {
                 Err(BertError::Gpu(_)) => {} // the CPU path below
@@ -343,7 +329,7 @@ impl Worker {
         if !self.gpu.needs_race() {
             return None;
         }
-        let (b, key) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned)?;
+        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)?;
         let prep = prepare(b, req).ok()?;
         let warm = self.gpu.forward(key, b, &prep.batch, &prep.opts).await;
         let g0 = now_ms();
@@ -367,7 +353,7 @@ impl Worker {
     /// WebGPU failed and the CPU path answered instead.
     async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
         self.sync_explainer().await;
-        let Some((b, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
+        let Some((b, key)) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned) else {
             return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None);
         };
         let label = self.gpu.label();

@@ -4,13 +4,13 @@
 //! each slice; pause, resume, cancel; the report when done. A model change stops it (its numbers
 //! would mix two models).
 
-use super::train::fetch_text;
 use super::{pick, Scope, Worker, SLICE_MS};
 use crate::app::coref_probe::{parse_items, CorefProbe};
 use crate::app::head_survey::HeadSurvey;
 use crate::backend::{Backend, WeightsKey};
 use crate::bundle::Bert;
 use crate::error::Result;
+use crate::worker::fetch::fetch_text;
 use crate::worker::fetch::now_ms;
 use crate::worker::protocol::{FromEngine, SurveyCmd, SurveyEvent};
 use futures::SinkExt;
@@ -107,7 +107,7 @@ impl Worker {
         };
         if start {
             self.surveying = None;
-            let Some((bert, key)) = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned) else {
+            let Some((bert, key)) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned) else {
                 return send(scope, SurveyEvent::Stopped(Some("The model is not loaded yet.".into()))).await;
             };
             let job = match &cmd {
@@ -147,7 +147,7 @@ impl Worker {
 
     /// A few sentences of the running job; false when the page has gone.
     pub(super) async fn survey_slice(&mut self, scope: &mut Scope) -> bool {
-        let model = pick(&self.bert, &self.run, &self.tune, self.use_trained, self.use_tuned);
+        let model = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned);
         let Some(s) = self.surveying.as_mut() else { return true };
         let Some((bert, key)) = model.filter(|&(_, k)| k == s.key) else {
             self.surveying = None;

@@ -15,7 +15,7 @@ pub(crate) use explain::{
 };
 pub(crate) use shared::{
     badge, bench_table, error_box, export, fold, grid_events, legend, mat, matrix_canvas, matrix_view, model_choice, model_picker,
-    panel_parts, progress, shapes, text_input, tour, value_legend,
+    panel_parts, progress, run_controls, shapes, text_input, tour, value_legend,
 };
 pub(crate) use train::{train_charts, train_filmstrip, train_masking, train_panel};
 pub(crate) use translate::{beam_tree, decode_controls, decode_view, translate_panel, translate_results};
@@ -64,10 +64,10 @@ pub use tour::TourPanel;
 pub use train_charts::TrainCharts;
 pub use train_filmstrip::Filmstrip;
 pub use train_masking::MaskingPanel;
-pub use train_panel::{Control, TrainPanel};
-pub use translate_panel::{TranslateControl, TranslatePanel};
+pub use train_panel::TrainPanel;
+pub use translate_panel::TranslatePanel;
 pub use translate_results::{TranslateCharts, TranslateScoresView};
-pub use tune_panel::{TuneControl, TunePanel};
+pub use tune_panel::TunePanel;
 pub use tune_probe::TuneProbeView;
 pub use tune_results::{TuneBatchView, TuneCharts, TuneScores};
 pub use why::WhyPanel;

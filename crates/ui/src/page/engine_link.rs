@@ -7,7 +7,7 @@
 use super::{PageState, TrainDispatch, TranslateDispatch, TuneDispatch};
 use crate::browser::absolute;
 use crate::engine::{Engine, EngineLink};
-use crate::protocol::{FromEngine, ToEngine, TrainEvent, TuneEvent};
+use crate::protocol::{FromEngine, ToEngine};
 use crate::state::{Action, Coalescer};
 use crate::train_state::TrainAction;
 use crate::translate_state::TranslateAction;
@@ -29,18 +29,8 @@ pub fn use_engine_link(state: &PageState, train: TrainDispatch, tune: TuneDispat
         let dispatcher = state.dispatcher();
         let (coalescer, cell) = (coalescer.clone(), cell.clone());
         use_reactor_bridge::<Engine, _>(move |ev| match ev {
-            ReactorEvent::Output(FromEngine::Train(ev)) => {
-                if let TrainEvent::Saved(links) = &ev {
-                    train.dispatch(TrainAction::Links(links.clone()));
-                }
-                train.dispatch(TrainAction::Event(ev));
-            }
-            ReactorEvent::Output(FromEngine::Tune(ev)) => {
-                if let TuneEvent::Saved(links) = &ev {
-                    tune.dispatch(TuneAction::Links(links.clone()));
-                }
-                tune.dispatch(TuneAction::Event(ev));
-            }
+            ReactorEvent::Output(FromEngine::Train(ev)) => train.dispatch(TrainAction::Event(ev)),
+            ReactorEvent::Output(FromEngine::Tune(ev)) => tune.dispatch(TuneAction::Event(ev)),
             ReactorEvent::Output(FromEngine::Translate(ev)) => translate.dispatch(TranslateAction::Event(ev)),
             ReactorEvent::Output(msg) => {
                 let done = match &msg {

@@ -17,6 +17,9 @@ pub use train_tab::TrainTab;
 pub use translate_tab::TranslateTab;
 pub use tune_tab::TuneTab;
 
+use super::engine::EngineLink;
+use super::protocol::{JobCmd, JobEvent, ToEngine};
+use super::run_state::{Control, JobAction, JobView};
 use super::state::AppState;
 use super::train_state::TrainView;
 use super::translate_state::TranslateView;
@@ -69,8 +72,9 @@ impl Reducible for Shared<AppState> {
     }
 }
 
-impl Reducible for Shared<TrainView> {
-    type Action = super::train_state::TrainAction;
+/// A long job's state (train, fine-tune, translate) takes its actions through its one reducer.
+impl<T: JobView> Reducible for Shared<T> {
+    type Action = JobAction<T::Field, JobEvent<T::Ready, T::Point, T::Show>>;
 
     fn reduce(self: Rc<Self>, action: Self::Action) -> Rc<Self> {
         let mut next = (*self.0).clone();
@@ -79,24 +83,23 @@ impl Reducible for Shared<TrainView> {
     }
 }
 
-impl Reducible for Shared<TuneView> {
-    type Action = super::tune_state::TuneAction;
-
-    fn reduce(self: Rc<Self>, action: Self::Action) -> Rc<Self> {
-        let mut next = (*self.0).clone();
-        next.apply(action);
-        Rc::new(Shared::new(next))
-    }
-}
-
-impl Reducible for Shared<TranslateView> {
-    type Action = super::translate_state::TranslateAction;
-
-    fn reduce(self: Rc<Self>, action: Self::Action) -> Rc<Self> {
-        let mut next = (*self.0).clone();
-        next.apply(action);
-        Rc::new(Shared::new(next))
-    }
+/// A long job's buttons as worker commands (`wrap`), with the form's settings (`setup`) for Start
+/// and Step; the tab's state hears of Start and Step (the worker is on it) and of Reset (its model
+/// leaves the explainer).
+pub fn on_control<T: JobView + 'static, S: 'static, A: 'static>(
+    engine: EngineLink,
+    d: UseReducerDispatcher<Shared<T>>,
+    setup: impl Fn() -> S + 'static,
+    wrap: fn(JobCmd<S, A>) -> ToEngine,
+) -> Callback<Control> {
+    Callback::from(move |c: Control| {
+        match c {
+            Control::Start | Control::Step => d.dispatch(JobAction::Requested),
+            Control::Reset => d.dispatch(JobAction::Use(false)),
+            _ => {}
+        }
+        engine.send(wrap(c.cmd(&setup)));
+    })
 }
 
 /// The explainer's state, the trainer's, the fine-tuner's and the Translate tab's, as the views hold them.

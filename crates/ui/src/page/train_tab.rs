@@ -2,13 +2,13 @@
 //! through the context's link), the learning curves, the masking pipeline of the current batch and
 //! the attention filmstrip.
 
-use super::{Shared, TrainDispatch, TuneDispatch};
+use super::{on_control, Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
-use crate::components::{Control, Filmstrip, MaskingPanel, TrainCharts, TrainPanel};
+use crate::components::{Filmstrip, MaskingPanel, TrainCharts, TrainPanel};
 use crate::engine::use_engine;
-use crate::protocol::{ToEngine, TrainCmd};
-use crate::train_state::{TrainAction, TrainView};
-use crate::tune_state::TuneAction;
+use crate::protocol::{JobCmd, ToEngine, TrainAsk};
+use crate::run_state::JobAction;
+use crate::train_state::{Field, TrainView};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -27,61 +27,37 @@ pub struct Props {
 pub fn TrainTab(p: &Props) -> Html {
     let engine = use_engine();
     let train = &p.view;
-    let on_action = {
-        let d = p.dispatch.clone();
-        Callback::from(move |a: TrainAction| d.dispatch(a))
-    };
-    let on_control = {
-        let (engine, d, form, tune) = (engine.clone(), p.dispatch.clone(), train.form.clone(), p.tune.clone());
-        Callback::from(move |c: Control| {
-            let setup = || form.setup(absolute);
-            let cmd = match c {
-                Control::Start => TrainCmd::Start(setup()),
-                Control::Step => TrainCmd::Step(setup()),
-                Control::Pause => TrainCmd::Pause,
-                Control::Reset => TrainCmd::Reset,
-                Control::Save => TrainCmd::Save,
-                Control::UseTrained(on) => {
-                    d.dispatch(TrainAction::UseTrained(on));
-                    if on {
-                        tune.dispatch(TuneAction::UseTuned(false)); // one model in the explainer
-                    }
-                    TrainCmd::UseTrained(on)
-                }
-            };
-            if matches!(c, Control::Start | Control::Step) {
-                d.dispatch(TrainAction::Requested);
+    let on_action = p.dispatch.to_callback();
+    let form = train.form.clone();
+    let on_control = on_control(engine.clone(), p.dispatch.clone(), move || form.setup(absolute), ToEngine::Train);
+    let on_use = {
+        let (engine, d, tune) = (engine.clone(), p.dispatch.clone(), p.tune.clone());
+        Callback::from(move |on: bool| {
+            d.dispatch(JobAction::Use(on));
+            if on {
+                tune.dispatch(JobAction::Use(false)); // one model in the explainer
             }
-            if c == Control::Reset {
-                d.dispatch(TrainAction::UseTrained(false));
-            }
-            engine.send(ToEngine::Train(cmd));
+            engine.send(ToEngine::Train(JobCmd::Ask(TrainAsk::UseTrained(on))));
         })
     };
     let on_reroll = {
         let (engine, d, seed) = (engine, p.dispatch.clone(), train.reroll_seed);
         Callback::from(move |s: Option<u64>| {
             if s.is_some() {
-                d.dispatch(TrainAction::RerollSeed(seed + 1));
+                d.dispatch(JobAction::Edit(Field::RerollSeed(seed + 1)));
             }
-            engine.send(ToEngine::Train(TrainCmd::Reroll(s)));
+            engine.send(ToEngine::Train(JobCmd::Ask(TrainAsk::Reroll(s))));
         })
     };
-    let on_scrub_a = {
-        let d = p.dispatch.clone();
-        Callback::from(move |i: Option<usize>| d.dispatch(TrainAction::ScrubA(i)))
-    };
-    let on_scrub_b = {
-        let d = p.dispatch.clone();
-        Callback::from(move |i: Option<usize>| d.dispatch(TrainAction::ScrubB(i)))
-    };
+    let on_scrub_a = p.dispatch.to_callback().reform(|i| JobAction::Edit(Field::ScrubA(i)));
+    let on_scrub_b = p.dispatch.to_callback().reform(|i| JobAction::Edit(Field::ScrubB(i)));
     let view = train.rc();
     html! {
         <div class="train-view" hidden={!p.shown} data-testid="train-view">
             <section class="card">
                 <h2>{ "Train a BERT in your browser" }</h2>
                 <p class="hint">{ "Masked-language-model training (+ next-sentence prediction from scratch), step by step, in this page's Web Worker, on the backend chosen at the top right (CPU in WebAssembly, or WebGPU). Choose a model and a corpus, press Start, and watch it learn." }</p>
-                <TrainPanel view={view.clone()} {on_action} {on_control} model={p.model.clone()} />
+                <TrainPanel view={view.clone()} {on_action} {on_control} {on_use} model={p.model.clone()} />
             </section>
             <section class="card">
                 <h2>{ "Learning curves" }</h2>

@@ -3,16 +3,16 @@
 //! sentence of your own decoded one token at a time (the next-token bars, the beam tree, the causal
 //! self-attention, the cross-attention) and the three shapes of the Transformer.
 
-use super::{Shared, TranslateDispatch};
+use super::{on_control, Shared, TranslateDispatch};
 use crate::browser::absolute;
 use crate::components::{
-    BeamTreeView, DecodeControls, DecoderAttention, NextTokens, Shapes, TranslateCharts, TranslateControl, TranslatePanel,
-    TranslateScoresView,
+    BeamTreeView, DecodeControls, DecoderAttention, NextTokens, Shapes, TranslateCharts, TranslatePanel, TranslateScoresView,
 };
 use crate::engine::use_engine;
 use crate::explain::decode::DecodeAction;
-use crate::protocol::{ToEngine, TranslateCmd};
-use crate::translate_state::{TranslateAction, TranslateView};
+use crate::protocol::{DecodeAsk, JobCmd, ToEngine};
+use crate::run_state::JobAction;
+use crate::translate_state::{TranslateField, TranslateView};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -28,31 +28,15 @@ pub struct Props {
 pub fn TranslateTab(p: &Props) -> Html {
     let engine = use_engine();
     let v = &p.view;
-    let on_action = {
-        let d = p.dispatch.clone();
-        Callback::from(move |a: TranslateAction| d.dispatch(a))
-    };
-    let on_control = {
-        let (engine, d, form) = (engine.clone(), p.dispatch.clone(), v.form.clone());
-        Callback::from(move |c: TranslateControl| {
-            let cmd = match c {
-                TranslateControl::Start => {
-                    d.dispatch(TranslateAction::Requested);
-                    TranslateCmd::Start(form.setup(absolute))
-                }
-                TranslateControl::Pause => TranslateCmd::Pause,
-                TranslateControl::Reset => TranslateCmd::Reset,
-                TranslateControl::Save => TranslateCmd::Save,
-            };
-            engine.send(ToEngine::Translate(cmd));
-        })
-    };
+    let on_action = p.dispatch.to_callback();
+    let form = v.form.clone();
+    let on_control = on_control(engine.clone(), p.dispatch.clone(), move || form.setup(absolute), ToEngine::Translate);
     let on_decode = {
         let (engine, d, form) = (engine, p.dispatch.clone(), v.form.clone());
         Callback::from(move |action: DecodeAction| {
             let req = form.request();
-            d.dispatch(TranslateAction::DecodeRequested(req.clone()));
-            engine.send(ToEngine::Translate(TranslateCmd::Decode { req, action }));
+            d.dispatch(JobAction::Edit(TranslateField::Decode(req.clone())));
+            engine.send(ToEngine::Translate(JobCmd::Ask(DecodeAsk { req, action })));
         })
     };
     let view = v.rc();

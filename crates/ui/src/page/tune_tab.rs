@@ -2,13 +2,13 @@
 //! through the context's link), the curves of the run and of the random-weights run, the held-out
 //! scores, the batch with the model's answers, and your own sentence before and after.
 
-use super::{Shared, TrainDispatch, TuneDispatch};
+use super::{on_control, Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
-use crate::components::{TuneBatchView, TuneCharts, TuneControl, TunePanel, TuneProbeView, TuneScores};
+use crate::components::{TuneBatchView, TuneCharts, TunePanel, TuneProbeView, TuneScores};
 use crate::engine::use_engine;
-use crate::protocol::{ToEngine, TuneCmd};
-use crate::train_state::TrainAction;
-use crate::tune_state::{TuneAction, TuneView};
+use crate::protocol::{JobCmd, ToEngine, TuneAsk};
+use crate::run_state::JobAction;
+use crate::tune_state::TuneView;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -29,38 +29,24 @@ pub struct Props {
 pub fn TuneTab(p: &Props) -> Html {
     let engine = use_engine();
     let v = &p.view;
-    let on_action = {
-        let d = p.dispatch.clone();
-        Callback::from(move |a: TuneAction| d.dispatch(a))
-    };
-    let on_control = {
-        let (engine, d, form, train) = (engine.clone(), p.dispatch.clone(), v.form.clone(), p.train.clone());
-        Callback::from(move |c: TuneControl| {
-            let cmd = match c {
-                TuneControl::Start => {
-                    d.dispatch(TuneAction::Requested);
-                    TuneCmd::Start(form.setup(absolute))
-                }
-                TuneControl::Pause => TuneCmd::Pause,
-                TuneControl::Reset => {
-                    d.dispatch(TuneAction::UseTuned(false));
-                    TuneCmd::Reset
-                }
-                TuneControl::Save => TuneCmd::Save,
-                TuneControl::UseTuned(on) => {
-                    d.dispatch(TuneAction::UseTuned(on));
-                    if on {
-                        train.dispatch(TrainAction::UseTrained(false)); // one model in the explainer
-                    }
-                    TuneCmd::UseTuned(on)
-                }
-            };
-            engine.send(ToEngine::Tune(cmd));
+    let on_action = p.dispatch.to_callback();
+    let form = v.form.clone();
+    let on_control = on_control(engine.clone(), p.dispatch.clone(), move || form.setup(absolute), ToEngine::Tune);
+    let on_use = {
+        let (engine, d, train) = (engine.clone(), p.dispatch.clone(), p.train.clone());
+        Callback::from(move |on: bool| {
+            d.dispatch(JobAction::Use(on));
+            if on {
+                train.dispatch(JobAction::Use(false)); // one model in the explainer
+            }
+            engine.send(ToEngine::Tune(JobCmd::Ask(TuneAsk::UseTuned(on))));
         })
     };
     let on_probe = {
         let (engine, form) = (engine, v.form.clone());
-        Callback::from(move |_: ()| engine.send(ToEngine::Tune(TuneCmd::Probe { text: form.probe_text.clone(), pair: form.pair() })))
+        Callback::from(move |_: ()| {
+            engine.send(ToEngine::Tune(JobCmd::Ask(TuneAsk::Probe { text: form.probe_text.clone(), pair: form.pair() })))
+        })
     };
     let view = v.rc();
     html! {
@@ -68,7 +54,7 @@ pub fn TuneTab(p: &Props) -> Html {
             <section class="card">
                 <h2>{ "Fine-tune BERT for a task" }</h2>
                 <p class="hint">{ "BERT's second half: keep the pre-trained encoder, put a small head on top (a classifier on [CLS], a tag for every token, or a start and an end vector for an answer span) and train everything a little on labelled examples. Pick a task and where to start; tick the comparison to see why pre-training matters." }</p>
-                <TunePanel view={view.clone()} on_action={on_action.clone()} {on_control} trained_available={p.trained_available} model={p.model.clone()} />
+                <TunePanel view={view.clone()} on_action={on_action.clone()} {on_control} {on_use} trained_available={p.trained_available} model={p.model.clone()} />
             </section>
             <section class="card">
                 <h2>{ "Learning curves" }</h2>

@@ -14,6 +14,15 @@ pub struct Series {
     offered: usize,
 }
 
+/// Points a chart's series keeps by default.
+pub const SERIES_CAP: usize = 1000;
+
+impl Default for Series {
+    fn default() -> Self {
+        Series::new(SERIES_CAP)
+    }
+}
+
 impl Series {
     pub fn new(cap: usize) -> Self {
         Series { points: Vec::new(), cap: cap.max(4), stride: 1, offered: 0 }

@@ -11,6 +11,15 @@ pub struct Filmstrip {
     cap: usize,
 }
 
+/// Frames the page's filmstrip keeps (long runs are thinned).
+pub const FILMSTRIP_CAP: usize = 120;
+
+impl Default for Filmstrip {
+    fn default() -> Self {
+        Filmstrip::new(FILMSTRIP_CAP)
+    }
+}
+
 impl Filmstrip {
     pub fn new(cap: usize) -> Self {
         Filmstrip { frames: Vec::new(), cap: cap.max(3) }

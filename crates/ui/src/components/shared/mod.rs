@@ -14,6 +14,7 @@ pub(crate) mod model_choice;
 pub(crate) mod model_picker;
 pub(crate) mod panel_parts;
 pub(crate) mod progress;
+pub(crate) mod run_controls;
 pub(crate) mod shapes;
 pub(crate) mod text_input;
 pub(crate) mod tour;

@@ -1,7 +1,7 @@
 //! What the training and fine-tuning panels both show: a number field, the status line of a run's
 //! phase, a picked file read as text, and the saved files' download links.
 
-use crate::train_state::Phase;
+use crate::run_state::Phase;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 

@@ -176,7 +176,7 @@ pub struct ChartsProps {
 pub fn TrainCharts(p: &ChartsProps) -> Html {
     let v = &p.view;
     let visible = p.visible;
-    let x_max = v.steps.max(v.form.setup.steps) as f64;
+    let x_max = v.run.steps.max(v.form.setup.steps) as f64;
     let smooth = Rc::new(Series::from_points(ema(&v.loss.points, 0.1)));
     let values: String = v.loss.points.iter().map(|p| format!("{:.4}", p.1)).collect::<Vec<_>>().join(",");
     let last = |s: &Series, f: fn(f64) -> String| s.last().map(|p| AttrValue::from(f(p.1)));

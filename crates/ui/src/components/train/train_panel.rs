@@ -1,31 +1,35 @@
-//! The training panel: mode, corpus (bundled, pasted or uploaded), settings, the Start / Pause /
-//! Step once / Reset buttons, the step counter with a progress bar and ETA, and after training the
-//! saved files and the switch that puts the trained model into the explainer.
+//! The training panel: mode, corpus (bundled, pasted or uploaded), settings, the run's controls,
+//! and after training the saved files and the switch that puts the trained model into the
+//! explainer.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text, phase_status};
+use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::run_controls::{RunControls, RunText};
 use crate::explain::chart::duration;
 use crate::explain::training::TrainMode;
-use crate::train_state::{Corpus, Field, Phase, TrainAction, TrainView, CORPORA};
+use crate::run_state::{Control, Phase};
+use crate::train_state::{Corpus, Field, TrainAction, TrainView, CORPORA};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-/// What the buttons ask for (the page turns them into worker commands).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Control {
-    Start,
-    Pause,
-    Step,
-    Reset,
-    Save,
-    UseTrained(bool),
-}
+static TEXT: RunText = RunText {
+    id: "train",
+    start_id: "train-start",
+    counter_id: "step-counter",
+    start: "▶ Start",
+    idle: "Ready to train.",
+    running: "Training…",
+    progress: "training progress",
+    step_once: true,
+};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub view: Rc<TrainView>,
     pub on_action: Callback<TrainAction>,
     pub on_control: Callback<Control>,
+    /// The trained model into the explainer (true) or out of it.
+    pub on_use: Callback<bool>,
     /// What the page calls the model loaded in the explainer.
     pub model: AttrValue,
 }
@@ -46,12 +50,8 @@ fn number(
 pub fn TrainPanel(p: &Props) -> Html {
     let v = &p.view;
     let s = &v.form.setup;
-    let locked = v.has_run || matches!(v.phase, Phase::Preparing(_));
+    let locked = v.run.locked();
     let act = p.on_action.clone();
-    let ctl = |c: Control| {
-        let cb = p.on_control.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(c))
-    };
     let mode = |m: TrainMode, label: &str| {
         let act = act.clone();
         html! {
@@ -98,22 +98,22 @@ pub fn TrainPanel(p: &Props) -> Html {
         }
     });
 
-    let (status, status_class) = phase_status(&v.phase, "Ready to train.", "Training…");
-    let eta = match (&v.phase, v.eta_secs()) {
+    let eta = match (&v.run.phase, v.eta_secs()) {
         (Phase::Finished, _) => "finished".to_string(),
         (_, Some(e)) => format!("ETA {}", duration(e)),
         _ => String::new(),
     };
+    let r = &v.run;
+    let rate = if r.per_s > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", r.per_s, r.ms_per_step) } else { String::new() };
     let info = v.info.as_ref().map(|i| {
         html! {
             <p class="muted run-info">{ format!(
                 "Model: {} layers × {} heads, hidden {}, vocabulary {} ({} parameters). Corpus: {} training tokens. Prepared in {:.1} s. Trains on {}.",
-                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_tokens, v.setup_ms / 1000.0, v.device) }</p>
+                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_tokens, r.setup_ms / 1000.0, r.device) }</p>
         }
     });
-    let running = v.running();
-    let can_step = !running && !matches!(v.phase, Phase::Preparing(_) | Phase::Finished);
-    let saved = downloads(&v.links, "train-downloads", "Download: ");
+    let saved = downloads(&r.links, "train-downloads", "Download: ");
+    let save = p.on_control.reform(|_: MouseEvent| Control::Save);
     html! {
         <div class="train-panel">
             <div class="form">
@@ -144,31 +144,13 @@ pub fn TrainPanel(p: &Props) -> Html {
                     </label>
                 </fieldset>
             </div>
-            <div class="controls big">
-                <button class="primary" data-testid="train-start" onclick={ctl(Control::Start)} disabled={running || matches!(v.phase, Phase::Preparing(_) | Phase::Finished)}>
-                    { if v.has_run && v.step > 0 { "▶ Resume" } else { "▶ Start" } }</button>
-                <button data-testid="train-pause" onclick={ctl(Control::Pause)} disabled={!running}>{ "Pause" }</button>
-                <button data-testid="train-step" onclick={ctl(Control::Step)} disabled={!can_step}>{ "Step once" }</button>
-                <button data-testid="train-reset" onclick={ctl(Control::Reset)} disabled={!v.has_run && !matches!(v.phase, Phase::Preparing(_))}>{ "↺ Reset" }</button>
-                <span class={classes!("status", status_class)} data-testid="train-status" data-phase={status_class}>{ status }</span>
-            </div>
-            <div class="progress-row">
-                <span class="stepper">{ "step " }<b data-testid="step-counter">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
-                <progress max="1" value={v.progress().to_string()} aria-label="training progress" />
-                <span class="eta">{ eta }</span>
-                <span class="rate" data-testid="train-rate" data-worker-memory={v.worker_memory.to_string()} data-device={v.device.clone()} data-eval0={v.eval0.to_string()}
-                    title={format!("the worker's memory: {:.1} MB", v.worker_memory as f64 / 1e6)}>
-                    { if v.rate > 0.0 { format!("{:.0} tokens/s · {:.0} ms/step", v.rate, v.ms_per_step) } else { String::new() } }</span>
-            </div>
-            // one child each, there or not (a child that comes and goes would have the DOM diff
-            // rebuild the form and the buttons above it)
-            { v.error.clone().map(|m| html! { <p class="error" data-testid="train-error" role="alert">{ m }</p> }).unwrap_or_default() }
+            <RunControls run={r.clone()} text={&TEXT} planned={s.steps} rate={rate} eta={Some(AttrValue::from(eta))} eval0={Some(AttrValue::from(v.eval0.to_string()))} on_control={p.on_control.clone()} />
             { info.unwrap_or_default() }
             <div class="controls after">
-                <button data-testid="train-save" onclick={ctl(Control::Save)} disabled={!v.has_run || running}>{ "Save the model (config.json, model.safetensors, tokenizer.json)" }</button>
+                <button data-testid="train-save" onclick={save} disabled={!r.has_run || r.running()}>{ "Save the model (config.json, model.safetensors, tokenizer.json)" }</button>
                 <label class="radio">
-                    <input type="checkbox" data-testid="train-use" checked={v.use_trained} disabled={!v.has_run}
-                        onchange={{ let cb = p.on_control.clone(); Callback::from(move |e: Event| cb.emit(Control::UseTrained(e.target_unchecked_into::<HtmlInputElement>().checked()))) }} />
+                    <input type="checkbox" data-testid="train-use" checked={r.used} disabled={!r.has_run}
+                        onchange={p.on_use.reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked())} />
                     { "Use the trained model in the explainer views" }
                 </label>
             </div>

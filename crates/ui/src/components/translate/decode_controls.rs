@@ -87,7 +87,7 @@ pub fn DecodeControls(p: &Props) -> Html {
             </div>
         },
     };
-    let can = v.has_run && !v.decoding;
+    let can = v.run.has_run && !v.decoding;
     let finished = v.decode_finished();
     let status = match (&v.decode, v.decoding) {
         (_, true) => "decoding…".to_string(),
@@ -97,7 +97,7 @@ pub fn DecodeControls(p: &Props) -> Html {
             Some(c) => format!("Step {}: the decoder chose “{}”.", d.step, c.token),
             None => format!("Step {}: every beam extended by one token.", d.step),
         },
-        (None, _) if v.has_run => "Press Step to generate the first token.".to_string(),
+        (None, _) if v.run.has_run => "Press Step to generate the first token.".to_string(),
         (None, _) => "Train a model above first (Start training).".to_string(),
     };
     html! {

@@ -1,41 +1,40 @@
 //! The Translate tab's training panel: the pairs (a bundled set, or pasted / uploaded JSON lines),
-//! the settings, Start / Pause / Reset, the step counter and what the run trains (a new
+//! the settings, the run's controls and what the run trains (a new
 //! encoder-decoder, on the CPU path); Save, and the saved folder's download links.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text, phase_status};
+use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::run_controls::{RunControls, RunText};
 use crate::explain::translate::DATASETS;
-use crate::train_state::Phase;
+use crate::run_state::Control;
 use crate::translate_state::{TranslateAction, TranslateField, TranslateView};
 use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-/// What the training buttons ask for (the page turns them into worker commands).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TranslateControl {
-    Start,
-    Pause,
-    Reset,
-    Save,
-}
+static TEXT: RunText = RunText {
+    id: "translate",
+    start_id: "translate-start",
+    counter_id: "translate-step",
+    start: "▶ Start training",
+    idle: "Ready to train.",
+    running: "Training…",
+    progress: "training progress",
+    step_once: false,
+};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub view: Rc<TranslateView>,
     pub on_action: Callback<TranslateAction>,
-    pub on_control: Callback<TranslateControl>,
+    pub on_control: Callback<Control>,
 }
 
 #[component]
 pub fn TranslatePanel(p: &Props) -> Html {
     let v = &p.view;
     let s = &v.form.setup;
-    let locked = v.has_run || matches!(v.phase, Phase::Preparing(_));
+    let (r, locked) = (&v.run, v.run.locked());
     let act = p.on_action.clone();
-    let ctl = |c: TranslateControl| {
-        let cb = p.on_control.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(c))
-    };
     let number = |label: &'static str, testid: &'static str, value: String, hint: &'static str, to: fn(String) -> TranslateField| {
         number_field(label, testid, value, hint, false, act.reform(move |v| TranslateAction::Edit(to(v))))
     };
@@ -57,23 +56,22 @@ pub fn TranslatePanel(p: &Props) -> Html {
             </div>
         }
     });
-    let (status, status_class) = phase_status(&v.phase, "Ready to train.", "Training…");
     let info = v.info.as_ref().map(|i| {
         html! {
             <p class="muted run-info" data-testid="translate-info">{ format!(
                 "A new encoder-decoder: encoder and decoder of {} layers × {} heads each, hidden {}, a {}-piece vocabulary learnt from both sides ({} parameters). {} training pairs, {} held out for the exact match. Prepared in {:.1} s. Runs on the CPU (WebAssembly).",
-                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_pairs, v.eval_pairs, v.setup_ms / 1000.0) }</p>
+                i.layers, i.heads, i.hidden, i.vocab, i.params, v.train_pairs, v.eval_pairs, r.setup_ms / 1000.0) }</p>
         }
     });
     let blocked = v.save_blocked();
-    let lead = if v.saved_step < v.step {
-        format!("The model at step {} (training went on since: Save again for step {}): ", v.saved_step, v.step)
+    let lead = if r.saved_step < r.step {
+        format!("The model at step {} (training went on since: Save again for step {}): ", r.saved_step, r.step)
     } else {
-        format!("The model at step {}: ", v.saved_step)
+        format!("The model at step {}: ", r.saved_step)
     };
-    let saved = downloads(&v.links, "translate-downloads", &lead);
-    let running = v.running();
-    let progress = if v.steps > 0 { v.step as f64 / v.steps as f64 } else { 0.0 };
+    let saved = downloads(&r.links, "translate-downloads", &lead);
+    let rate =
+        if r.per_s > 0.0 { format!("{:.0} pairs/s on the CPU (WebAssembly)", r.per_s) } else { "runs on the CPU (WebAssembly)".into() };
     html! {
         <div class="train-panel translate-panel">
             <div class="form">
@@ -93,24 +91,10 @@ pub fn TranslatePanel(p: &Props) -> Html {
                     { number("seed", "translate-seed", s.seed.to_string(), "the initial weights and the order of the pairs", TranslateField::Seed) }
                 </fieldset>
             </div>
-            <div class="controls big">
-                <button class="primary" data-testid="translate-start" onclick={ctl(TranslateControl::Start)}
-                    disabled={running || matches!(v.phase, Phase::Preparing(_) | Phase::Finished)}>
-                    { if v.has_run && v.step > 0 { "▶ Resume" } else { "▶ Start training" } }</button>
-                <button data-testid="translate-pause" onclick={ctl(TranslateControl::Pause)} disabled={!running}>{ "Pause" }</button>
-                <button data-testid="translate-reset" onclick={ctl(TranslateControl::Reset)} disabled={!v.has_run && !matches!(v.phase, Phase::Preparing(_))}>{ "↺ Reset" }</button>
-                <span class={classes!("status", status_class)} data-testid="translate-status" data-phase={status_class}>{ status }</span>
-            </div>
-            <div class="progress-row">
-                <span class="stepper">{ "step " }<b data-testid="translate-step">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
-                <progress max="1" value={progress.to_string()} aria-label="training progress" />
-                <span class="rate" data-testid="translate-rate">
-                    { if v.pairs_per_s > 0.0 { format!("{:.0} pairs/s on the CPU (WebAssembly)", v.pairs_per_s) } else { "runs on the CPU (WebAssembly)".to_string() } }</span>
-            </div>
-            { v.error.clone().map(|m| html! { <p class="error" data-testid="translate-error" role="alert">{ m }</p> }).unwrap_or_default() }
+            <RunControls run={r.clone()} text={&TEXT} planned={s.steps} {rate} on_control={p.on_control.clone()} />
             { info.unwrap_or_default() }
             <div class="controls after">
-                <button data-testid="translate-save" onclick={ctl(TranslateControl::Save)} disabled={blocked.is_some()}
+                <button data-testid="translate-save" onclick={p.on_control.reform(|_: MouseEvent| Control::Save)} disabled={blocked.is_some()}
                     aria-describedby="translate-save-note">{ "Save model (config.json, model.safetensors, tokenizer.json)" }</button>
                 <span class="muted" id="translate-save-note" data-testid="translate-save-note">{
                     match blocked {

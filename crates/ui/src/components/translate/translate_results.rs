@@ -23,7 +23,7 @@ fn pct(x: f64) -> String {
 pub fn TranslateCharts(p: &Props) -> Html {
     let v = &p.view;
     let visible = p.visible;
-    let x_max = v.steps.max(v.form.setup.steps) as f64;
+    let x_max = v.run.steps.max(v.form.setup.steps) as f64;
     let line = |series: Rc<Series>, color, style, label| Line { series, color, style, label };
     let smooth = |s: &Series| Rc::new(Series::from_points(ema(&s.points, 0.1)));
     let values = |s: &Series| AttrValue::from(s.points.iter().map(|p| format!("{}:{:.4}", p.0, p.1)).collect::<Vec<_>>().join(","));

@@ -1,32 +1,35 @@
 //! The fine-tune panel: the data set (bundled, pasted or uploaded JSON lines), where to start (the
 //! loaded model, the model pre-trained in the train tab, random weights), the comparison with
-//! random weights, the settings, Start / Pause / Reset, the step counter, and after fine-tuning the
-//! saved files and the switch that puts the fine-tuned model into the explainer.
+//! random weights, the settings, the run's controls, and after fine-tuning the saved files and the switch that puts the fine-tuned model into the explainer.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text, phase_status};
+use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::run_controls::{RunControls, RunText};
 use crate::config::TaskKind;
 use crate::explain::finetune::{TuneStart, DATASETS};
-use crate::train_state::Phase;
+use crate::run_state::Control;
 use crate::tune_state::{TuneAction, TuneField, TuneView};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-/// What the buttons ask for (the page turns them into worker commands).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TuneControl {
-    Start,
-    Pause,
-    Reset,
-    Save,
-    UseTuned(bool),
-}
+static TEXT: RunText = RunText {
+    id: "tune",
+    start_id: "finetune-start",
+    counter_id: "tune-step",
+    start: "▶ Fine-tune",
+    idle: "Ready to fine-tune.",
+    running: "Fine-tuning…",
+    progress: "fine-tuning progress",
+    step_once: false,
+};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub view: Rc<TuneView>,
     pub on_action: Callback<TuneAction>,
-    pub on_control: Callback<TuneControl>,
+    pub on_control: Callback<Control>,
+    /// The fine-tuned model into the explainer (true) or out of it.
+    pub on_use: Callback<bool>,
     /// A model was pre-trained in the train tab (it can be the start).
     pub trained_available: bool,
     /// What the page calls the model loaded in the explainer.
@@ -61,12 +64,8 @@ fn format_hint(task: TaskKind) -> &'static str {
 pub fn TunePanel(p: &Props) -> Html {
     let v = &p.view;
     let s = &v.form.setup;
-    let locked = v.has_run || matches!(v.phase, Phase::Preparing(_));
+    let (r, locked) = (&v.run, v.run.locked());
     let act = p.on_action.clone();
-    let ctl = |c: TuneControl| {
-        let cb = p.on_control.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(c))
-    };
     let edit = |f: fn(String) -> TuneField| {
         let act = act.clone();
         Callback::from(move |e: Event| act.emit(TuneAction::Edit(f(e.target_unchecked_into::<HtmlSelectElement>().value()))))
@@ -129,18 +128,16 @@ pub fn TunePanel(p: &Props) -> Html {
             </div>
         }
     });
-    let (status, status_class) = phase_status(&v.phase, "Ready to fine-tune.", "Fine-tuning…");
     let info = v.info.as_ref().map(|i| {
         html! {
             <p class="muted run-info">{ format!(
                 "Model: {} layers × {} heads, hidden {} ({} parameters with the head). {} training examples, {} held out. Prepared in {:.1} s. Trains on {}.",
-                i.layers, i.heads, i.hidden, i.params, v.train_examples, v.eval_examples, v.setup_ms / 1000.0, v.device) }</p>
+                i.layers, i.heads, i.hidden, i.params, v.train_examples, v.eval_examples, r.setup_ms / 1000.0, r.device) }</p>
         }
     });
-    let running = v.running();
     let saved =
-        downloads(&v.links, "tune-downloads", "Download (loads in transformers' AutoModelFor… and here, under Load your own model): ");
-    let progress = if v.steps > 0 { v.step as f64 / v.steps as f64 } else { 0.0 };
+        downloads(&r.links, "tune-downloads", "Download (loads in transformers' AutoModelFor… and here, under Load your own model): ");
+    let rate = if r.per_s > 0.0 { format!("{:.0} examples/s", r.per_s) } else { String::new() };
     html! {
         <div class="train-panel tune-panel">
             <div class="form">
@@ -171,26 +168,13 @@ pub fn TunePanel(p: &Props) -> Html {
                     { number("seed", "tune-seed", s.seed.to_string(), "the head's initialisation, data order and dropout", TuneField::Seed, &act) }
                 </fieldset>
             </div>
-            <div class="controls big">
-                <button class="primary" data-testid="finetune-start" onclick={ctl(TuneControl::Start)} disabled={running || matches!(v.phase, Phase::Preparing(_) | Phase::Finished)}>
-                    { if v.has_run && v.step > 0 { "▶ Resume" } else { "▶ Fine-tune" } }</button>
-                <button data-testid="tune-pause" onclick={ctl(TuneControl::Pause)} disabled={!running}>{ "Pause" }</button>
-                <button data-testid="tune-reset" onclick={ctl(TuneControl::Reset)} disabled={!v.has_run && !matches!(v.phase, Phase::Preparing(_))}>{ "↺ Reset" }</button>
-                <span class={classes!("status", status_class)} data-testid="tune-status" data-phase={status_class}>{ status }</span>
-            </div>
-            <div class="progress-row">
-                <span class="stepper">{ "step " }<b data-testid="tune-step">{ v.step.to_string() }</b>{ format!(" / {}", if v.steps > 0 { v.steps } else { s.steps }) }</span>
-                <progress max="1" value={progress.to_string()} aria-label="fine-tuning progress" />
-                <span class="rate" data-testid="tune-rate" data-device={v.device.clone()}>
-                    { if v.examples_per_s > 0.0 { format!("{:.0} examples/s", v.examples_per_s) } else { String::new() } }</span>
-            </div>
-            { v.error.clone().map(|m| html! { <p class="error" data-testid="tune-error" role="alert">{ m }</p> }).unwrap_or_default() }
+            <RunControls run={r.clone()} text={&TEXT} planned={s.steps} {rate} on_control={p.on_control.clone()} />
             { info.unwrap_or_default() }
             <div class="controls after">
-                <button data-testid="tune-save" onclick={ctl(TuneControl::Save)} disabled={!v.has_run || running}>{ "Save the fine-tuned model (HF folder)" }</button>
+                <button data-testid="tune-save" onclick={p.on_control.reform(|_: MouseEvent| Control::Save)} disabled={!r.has_run || r.running()}>{ "Save the fine-tuned model (HF folder)" }</button>
                 <label class="radio">
-                    <input type="checkbox" data-testid="tune-use" checked={v.use_tuned} disabled={!v.has_run}
-                        onchange={{ let cb = p.on_control.clone(); Callback::from(move |e: Event| cb.emit(TuneControl::UseTuned(e.target_unchecked_into::<HtmlInputElement>().checked()))) }} />
+                    <input type="checkbox" data-testid="tune-use" checked={r.used} disabled={!r.has_run}
+                        onchange={p.on_use.reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked())} />
                     { "Use the fine-tuned model in the explainer views" }
                 </label>
             </div>

@@ -103,7 +103,7 @@ pub fn TuneProbeView(p: &Props) -> Html {
                     <label class="field probe"><span>{ "context" }</span>
                         <input type="text" value={v.form.probe_pair.clone()} oninput={field(TuneField::ProbePair)} onkeydown={on_enter} data-testid="tune-probe-pair" /></label>
                 }
-                <button onclick={go} disabled={!v.has_run} data-testid="tune-probe-go">{ "Compare before / after" }</button>
+                <button onclick={go} disabled={!v.run.has_run} data-testid="tune-probe-go">{ "Compare before / after" }</button>
             </div>
             { result.unwrap_or_else(|| html! { <p class="hint">{ "Start a run, then compare: the model as it was before fine-tuning and as it is now, on your sentence." }</p> }) }
         </div>

@@ -26,7 +26,7 @@ fn pct(x: f64) -> String {
 pub fn TuneCharts(p: &Props) -> Html {
     let v = &p.view;
     let visible = p.visible;
-    let x_max = v.steps.max(v.form.setup.steps) as f64;
+    let x_max = v.run.steps.max(v.form.setup.steps) as f64;
     let line = |series: Rc<Series>, color, style, label| Line { series, color, style, label };
     let smooth = |s: &Series| Rc::new(Series::from_points(ema(&s.points, 0.1)));
     let mut loss = vec![line(v.loss.clone(), "#2a5bd7", Style::Faint, "run"), line(smooth(&v.loss), "#2a5bd7", Style::Line, "this start")];
