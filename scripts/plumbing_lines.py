@@ -8,9 +8,11 @@ import sys
 
 GROUPS = {
     "protocol": ["crates/view/src/protocol.rs", "crates/view/src/job.rs"],
-    "sessions": ["src/worker/session.rs", "src/worker/tune_session.rs", "src/worker/translate_session.rs", "src/worker/job.rs"],
+    # before: src/worker/; after: the application layer's long jobs
+    "sessions": ["src/worker/session.rs", "src/worker/tune_session.rs", "src/worker/translate_session.rs",
+                 "src/app/jobs/mod.rs", "src/app/jobs/pretrain.rs", "src/app/jobs/finetune.rs", "src/app/jobs/translate.rs"],
     "engine slicing": ["src/worker/engine/train.rs", "src/worker/engine/tune.rs", "src/worker/engine/translate.rs",
-                       "src/worker/engine/job.rs", "src/worker/engine/links.rs"],
+                       "src/worker/engine/job.rs", "src/worker/engine/host.rs"],
     "UI state": ["crates/ui/src/train_state.rs", "crates/ui/src/tune_state.rs", "crates/ui/src/translate_state.rs",
                  "crates/ui/src/run_state.rs"],
     "tabs": ["crates/ui/src/page/train_tab.rs", "crates/ui/src/page/tune_tab.rs", "crates/ui/src/page/translate_tab.rs"],

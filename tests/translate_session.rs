@@ -5,12 +5,13 @@
 //! rows by source columns); the files Save offers decode the same; pasted data held out a tenth,
 //! bad lines named, an empty source refused.
 
+use bertscope::app::jobs::translate::TranslateSession;
+use bertscope::app::jobs::Job;
 use bertscope::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
 use bertscope::explain::translate::{TranslateData, TranslateSetup};
 use bertscope::seq2seq::generate::{beam, greedy};
 use bertscope::seq2seq::stepper::Method;
 use bertscope::seq2seq::Seq2Seq;
-use bertscope::worker::translate_session::TranslateSession;
 use std::path::PathBuf;
 
 fn numbers(f: &str) -> String {

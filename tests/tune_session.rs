@@ -4,12 +4,13 @@
 //! before and after; per-tag scores for a tagger, exact match and F1 for a span finder; bad data
 //! named by line, the loaded model untouched.
 
+use bertscope::app::jobs::finetune::TuneSession;
+use bertscope::app::jobs::Job;
 use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::config::TaskKind;
 use bertscope::explain::finetune::{TuneData, TuneExample, TuneSetup, TuneStart};
 use bertscope::explain::snapshot::TaskOutput;
-use bertscope::worker::tune_session::TuneSession;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -172,8 +173,8 @@ fn bad_data_and_settings_are_messages() {
 
 #[test]
 fn the_model_pre_trained_in_the_page_can_be_the_start() {
+    use bertscope::app::jobs::pretrain::TrainSession;
     use bertscope::explain::training::{CorpusSource, TrainMode, TrainSetup};
-    use bertscope::worker::session::TrainSession;
     // a tiny BERT pre-trained from scratch on the reviews themselves (its own WordPiece vocabulary)
     let (train, test) = sentiment(200, 20);
     let corpus: String = train

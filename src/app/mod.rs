@@ -8,6 +8,7 @@ pub mod corpus_index;
 pub mod corpus_views;
 pub mod explainer;
 pub mod head_survey;
+pub mod jobs;
 pub mod qk_projection;
 
 pub use explainer::{Answer, Explainer};

@@ -3,7 +3,7 @@
 //! top-k (the top ten), the decoder's causal self-attention per layer and head (T x T, the cells
 //! above the diagonal masked: -inf before the softmax, exactly 0 after), the cross-attention per
 //! layer and head (T x S), and for beam search the tree of kept beams. Also the "three shapes" of
-//! the Transformer side by side. Pure data (tested natively); `worker::translate_session` builds it
+//! the Transformer side by side. Pure data (tested natively); `app::jobs::translate` builds it
 //! from `seq2seq::stepper`.
 
 use crate::seq2seq::stepper::{distribution, BeamNode, Look, Stepper};

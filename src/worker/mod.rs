@@ -3,12 +3,8 @@
 //! contract between the two threads; `session` drives a training run; both are plain Rust, tested
 //! natively. The worker itself (`engine`, `device`, `fetch`) is built for wasm32 with `web`.
 
-pub mod job;
 pub mod model_files;
 pub mod protocol;
-pub mod session;
-pub mod translate_session;
-pub mod tune_session;
 
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 mod device;

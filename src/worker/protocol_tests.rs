@@ -1,6 +1,9 @@
 //! Every message crosses the thread boundary through gloo-worker's codec (bincode 1): each one,
 //! filled by the engine itself, must come back equal.
 use super::*;
+use crate::app::jobs::finetune::TuneSession;
+use crate::app::jobs::pretrain::TrainSession;
+use crate::app::jobs::translate::TranslateSession;
 use crate::backend::block_on;
 use crate::bundle::Bert;
 use crate::config::TaskKind;
@@ -14,9 +17,6 @@ use crate::explain::training::{CorpusSource, TrainMode};
 use crate::explain::Request;
 use crate::tokenize::BertTokenizer;
 use crate::worker::model_files::PickedFile;
-use crate::worker::session::TrainSession;
-use crate::worker::translate_session::TranslateSession;
-use crate::worker::tune_session::TuneSession;
 use serde::{Deserialize, Serialize};
 
 const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n##s\nsat\non\nmat\ndog\nran\n.\n";
@@ -48,7 +48,7 @@ fn every_message_survives_the_workers_codec() {
         ..TrainSetup::defaults(TrainMode::Continue, CorpusSource::Text(CORPUS.repeat(12)))
     };
     let mut run = TrainSession::new(Some(&bert), &CORPUS.repeat(12), &setup).unwrap();
-    let log = block_on(run.step()).unwrap();
+    let log = block_on(crate::app::jobs::Job::step(&mut run)).unwrap().0;
     let frame = run.frame().unwrap();
     let batch = run.masking_view(2, Some(4), 2).unwrap();
     let status = DeviceStatus {
@@ -124,9 +124,9 @@ fn every_message_survives_the_workers_codec() {
         ToEngine::Train(TrainCmd::Step(TrainSetup { corpus: CorpusSource::Url("corpora/simple.txt".into()), ..setup.clone() })),
         ToEngine::Train(TrainCmd::Pause),
         ToEngine::Train(TrainCmd::Reset),
-        ToEngine::Train(TrainCmd::Ask(TrainAsk::Reroll(Some(u64::MAX)))),
-        ToEngine::Train(TrainCmd::Ask(TrainAsk::Reroll(None))),
-        ToEngine::Train(TrainCmd::Ask(TrainAsk::UseTrained(true))),
+        ToEngine::Train(TrainCmd::Ask(Reroll { seed: Some(u64::MAX) })),
+        ToEngine::Train(TrainCmd::Ask(Reroll { seed: None })),
+        ToEngine::Train(TrainCmd::Use(true)),
         ToEngine::Train(TrainCmd::Save),
         ToEngine::Tune(TuneCmd::Start(tune_setup.clone())),
         ToEngine::Tune(TuneCmd::Start(TuneSetup {
@@ -138,9 +138,10 @@ fn every_message_survives_the_workers_codec() {
         })),
         ToEngine::Tune(TuneCmd::Pause),
         ToEngine::Tune(TuneCmd::Reset),
-        ToEngine::Tune(TuneCmd::Ask(TuneAsk::UseTuned(true))),
+        ToEngine::Tune(TuneCmd::Use(true)),
+        ToEngine::Translate(TranslateCmd::Use(false)),
         ToEngine::Tune(TuneCmd::Save),
-        ToEngine::Tune(TuneCmd::Ask(TuneAsk::Probe { text: "who sat?".into(), pair: Some("the cat sat".into()) })),
+        ToEngine::Tune(TuneCmd::Ask(ProbeAsk { text: "who sat?".into(), pair: Some("the cat sat".into()) })),
         ToEngine::Translate(TranslateCmd::Start(tr_setup.clone())),
         ToEngine::Translate(TranslateCmd::Start(TranslateSetup {
             data: TranslateData::Urls { train: "datasets/numbers/train.jsonl".into(), test: "datasets/numbers/test.jsonl".into() },
@@ -335,12 +336,12 @@ fn every_message_survives_the_workers_codec() {
             },
             ToEngine::Search(_) => 28,
             ToEngine::QueriesKeys(_) => 29,
-            ToEngine::Train(c) => 100 + cmd_kind(c) + matches!(c, JobCmd::Ask(TrainAsk::UseTrained(_))) as usize,
-            ToEngine::Tune(c) => 200 + cmd_kind(c) + matches!(c, JobCmd::Ask(TuneAsk::Probe { .. })) as usize,
+            ToEngine::Train(c) => 100 + cmd_kind(c),
+            ToEngine::Tune(c) => 200 + cmd_kind(c),
             ToEngine::Translate(c) => 300 + cmd_kind(c),
         })
         .collect();
-    assert_eq!(to_kinds.len(), 33, "ToEngine / JobCmd variants covered: {to_kinds:?}");
+    assert_eq!(to_kinds.len(), 34, "ToEngine / JobCmd variants covered: {to_kinds:?}");
 
     let from_kinds: std::collections::BTreeSet<usize> = from
         .iter()
@@ -404,7 +405,8 @@ fn cmd_kind<S, A>(c: &JobCmd<S, A>) -> usize {
         JobCmd::Pause => 20,
         JobCmd::Reset => 30,
         JobCmd::Save => 40,
-        JobCmd::Ask(_) => 50,
+        JobCmd::Use(_) => 50,
+        JobCmd::Ask(_) => 60,
     }
 }
 

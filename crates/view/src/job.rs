@@ -21,6 +21,8 @@ pub enum JobCmd<S, A> {
     Reset,
     /// Reply with the model's files in HF layout (`Saved`).
     Save,
+    /// The explainer views use this run's model (true) or the loaded one (false).
+    Use(bool),
     /// What only this kind does.
     Ask(A),
 }

@@ -83,25 +83,22 @@ pub struct DeviceStatus {
 }
 
 /// What the train tab asks of the worker.
-pub type TrainCmd = JobCmd<TrainSetup, TrainAsk>;
+pub type TrainCmd = JobCmd<TrainSetup, Reroll>;
 
+/// The masking of the last batch again: as trained (None) or re-masked from this seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TrainAsk {
-    /// The masking of the last batch again: as trained (None) or re-masked from this seed.
-    Reroll(Option<u64>),
-    /// The explainer views use the trained model (true) or the loaded one (false).
-    UseTrained(bool),
+pub struct Reroll {
+    pub seed: Option<u64>,
 }
 
 /// What the fine-tune tab asks of the worker.
-pub type TuneCmd = JobCmd<TuneSetup, TuneAsk>;
+pub type TuneCmd = JobCmd<TuneSetup, ProbeAsk>;
 
+/// A sentence (and, for a question, its context) before and after fine-tuning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum TuneAsk {
-    /// The explainer views use the fine-tuned model (true) or the loaded one (false).
-    UseTuned(bool),
-    /// A sentence (and, for a question, its context) before and after fine-tuning (`Probe`).
-    Probe { text: String, pair: Option<String> },
+pub struct ProbeAsk {
+    pub text: String,
+    pub pair: Option<String>,
 }
 
 /// What the Translate tab asks of the worker: training a new encoder-decoder, and decoding a

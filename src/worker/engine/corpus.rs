@@ -21,7 +21,7 @@ impl Worker {
         &mut self,
         req: &crate::explain::Request,
     ) -> std::result::Result<(&Bert, &CorpusIndex, std::rc::Rc<ForwardTrace<f32>>, Vec<String>), String> {
-        let Some((bert, key)) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned) else {
+        let Some((bert, key)) = pick(&self.bert, &self.train, &self.tune, self.using) else {
             return Err("The model is not loaded yet.".into());
         };
         let index = match &self.index {

@@ -1,11 +1,11 @@
-//! The one runner of every long job in the page (`worker::job::Job`): a run is stepped in slices
+//! The one runner of every long job in the page (`app::jobs::Job`): a run is stepped in slices
 //! of about `SLICE_MS`, so Pause, Step and the explainer's requests are answered while it goes on;
 //! progress with its throughput at most every `PROGRESS_MS`; what the kind shows (the current
 //! batch) about every `SHOWN_MS` and at each pause; Save offers its files behind blob URLs.
 
-use super::{now_ms, yield_now, Scope, SLICE_MS};
+use super::{now_ms, Scope, SLICE_MS};
+use crate::app::jobs::{message, Job};
 use crate::bundle::ModelFiles;
-use crate::worker::job::Job;
 use crate::worker::protocol::{JobCmd, JobEvent, Link, Progress};
 use futures::SinkExt;
 use std::collections::VecDeque;
@@ -54,25 +54,27 @@ async fn send<J: Job>(scope: &mut Scope, ev: Event<J>) -> bool {
 }
 
 impl<J: Job> Runner<J> {
-    /// Tells the page what the worker is doing before the first step.
-    pub async fn preparing(scope: &mut Scope, what: &str) {
-        let _ = send::<J>(scope, JobEvent::Preparing(what.into())).await;
-        yield_now().await; // let that message go out before the long synchronous part
-    }
-
-    /// Tells the page why the run could not be set up: false, for the kind's set-up to return.
-    pub async fn failed(scope: &mut Scope, why: String) -> bool {
-        let _ = send::<J>(scope, JobEvent::Failed(why)).await;
-        false
+    /// Something to do between messages: steps, or what a request left (decoding to the end).
+    pub fn busy(&self) -> bool {
+        self.running || self.job.as_ref().is_some_and(|j| j.pending())
     }
 
     /// A run set up since `t0` (now_ms) on `device`: it replaces any other; the page hears
-    /// `ready`, then `first` (what the run shows at step 0).
-    pub async fn ready(&mut self, job: J, ready: J::Ready, t0: f64, device: String, first: Option<J::Show>, scope: &mut Scope) -> bool {
+    /// `ready`, then what the run shows at step 0.
+    pub async fn ready(&mut self, job: J, ready: J::Ready, t0: f64, device: String, scope: &mut Scope) -> bool {
         revoke(&mut self.links);
         *self = Runner { job: Some(job), ..Runner::default() };
         let ev = JobEvent::Ready { ready: Box::new(ready), setup_ms: now_ms() - t0, device };
-        send::<J>(scope, ev).await && (first.is_none() || send::<J>(scope, JobEvent::Show(first.expect("some"))).await)
+        send::<J>(scope, ev).await && self.show(true, scope).await
+    }
+
+    /// The kind's own request (with or without a run).
+    pub async fn ask(&mut self, ask: J::Ask, scope: &mut Scope) -> bool {
+        match J::ask(self.job.as_mut(), ask, &now_ms).await {
+            Ok(None) => true,
+            Ok(Some(v)) => send::<J>(scope, JobEvent::Show(v)).await,
+            Err(e) => send::<J>(scope, JobEvent::Failed(message(e))).await,
+        }
     }
 
     /// Start, Step, Pause, Reset and Save on the run there is (the kind prepared it for Start and
@@ -84,7 +86,7 @@ impl<J: Job> Runner<J> {
                 *self = Runner::default();
                 JobEvent::Reset
             }
-            (JobCmd::Ask(_), _) => return true,
+            (JobCmd::Ask(_) | JobCmd::Use(_), _) => return true,
             (_, None) => JobEvent::Failed("Nothing to do yet: start a run first.".into()),
             (JobCmd::Start(_) | JobCmd::Step(_), Some(j)) if j.finished() => {
                 JobEvent::Failed("The run is complete: press Reset to start again.".into())
@@ -97,14 +99,14 @@ impl<J: Job> Runner<J> {
             (JobCmd::Step(_), Some(_)) => {
                 self.running = false;
                 self.window_t0 = now_ms();
-                if !self.steps(scope, 0.0).await || !self.show(scope).await {
+                if !self.steps(scope, 0.0).await || !self.show(false, scope).await {
                     return false;
                 }
                 self.progress()
             }
             (JobCmd::Pause, Some(_)) => {
                 self.running = false;
-                if !self.show(scope).await {
+                if !self.show(false, scope).await {
                     return false;
                 }
                 self.progress()
@@ -120,13 +122,22 @@ impl<J: Job> Runner<J> {
         send::<J>(scope, ev).await
     }
 
-    /// One slice of a running run, then progress (and what it shows) when due.
+    /// One slice: what a request left to do, then steps of a running run, then progress (and what
+    /// it shows) when due.
     pub async fn slice(&mut self, scope: &mut Scope) -> bool {
+        if let Some(v) = self.job.as_mut().and_then(|j| j.more(SLICE_MS, &now_ms)) {
+            if !send::<J>(scope, JobEvent::Show(v)).await {
+                return false;
+            }
+        }
+        if !self.running {
+            return true;
+        }
         if !self.steps(scope, SLICE_MS).await {
             return false;
         }
         let now = now_ms();
-        if (now - self.last_shown >= SHOWN_MS || !self.running) && !self.show(scope).await {
+        if (now - self.last_shown >= SHOWN_MS || !self.running) && !self.show(false, scope).await {
             return false;
         }
         if now - self.window_t0 >= PROGRESS_MS || !self.running {
@@ -160,7 +171,7 @@ impl<J: Job> Runner<J> {
                 }
                 Err(e) => {
                     self.running = false;
-                    return send::<J>(scope, JobEvent::Failed(super::message(e))).await;
+                    return send::<J>(scope, JobEvent::Failed(message(e))).await;
                 }
             };
             if let Some(v) = shown {
@@ -177,11 +188,11 @@ impl<J: Job> Runner<J> {
         }
     }
 
-    /// What the run shows now (the current batch), if anything.
-    async fn show(&mut self, scope: &mut Scope) -> bool {
+    /// What the run shows now (the current batch; at step 0, `first`), if anything.
+    async fn show(&mut self, first: bool, scope: &mut Scope) -> bool {
         let Some(job) = self.job.as_mut() else { return true };
         self.last_shown = now_ms();
-        match job.shown().await {
+        match job.shown(first).await {
             Ok(None) => true,
             Ok(Some(v)) => send::<J>(scope, JobEvent::Show(v)).await,
             Err(e) => send::<J>(scope, JobEvent::Failed(e.to_string())).await,

@@ -6,18 +6,19 @@
 //! decodes the same way (`translate.rs`).
 
 use super::device::{loaded_key, run_key, tune_key, Gpu};
-use super::fetch::{content_length, fetch_text, now_ms, response, span_end, span_start, start, Body};
-use super::session::TrainSession;
-use super::tune_session::TuneSession;
+use super::fetch::{content_length, now_ms, response, span_end, span_start, start, Body};
+use crate::app::jobs::finetune::TuneSession;
+use crate::app::jobs::pretrain::TrainSession;
+use crate::app::jobs::translate::TranslateSession;
+use crate::app::jobs::{Job, JobKind};
 use crate::backend::Backend;
 use crate::backend::WeightsKey;
 use crate::bundle::{Bert, ModelFiles};
 use crate::error::BertError;
 use crate::explain::embeddings::position_view;
 use crate::explain::snapshot::prepare;
-use crate::explain::training::{CorpusSource, TrainMode, TrainSetup};
 use crate::explain::{build, Request};
-use crate::worker::protocol::{FromEngine, ToEngine, TrainCmd, TrainEvent, TranslateCmd, TranslateEvent, TuneCmd, TuneEvent};
+use crate::worker::protocol::{FromEngine, JobCmd, JobEvent, ToEngine};
 use futures::{FutureExt, SinkExt, StreamExt};
 use job::Runner;
 use wasm_bindgen::JsCast;
@@ -26,14 +27,12 @@ use yew_agent::reactor::{reactor, ReactorScope};
 
 type Scope = ReactorScope<ToEngine, FromEngine>;
 
+mod corpus;
+mod host;
 mod job;
 mod load;
-use load::load;
-mod corpus;
 mod survey;
-mod train;
-mod translate;
-mod tune;
+use load::load;
 
 /// A long job runs this long (at least one step) before the worker reads its messages again.
 const SLICE_MS: f64 = 100.0;
@@ -45,7 +44,7 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
     loop {
         // While training, take what is waiting without blocking; otherwise wait for a message.
         let surveying = w.surveying.as_ref().is_some_and(|s| s.running());
-        let msg = if w.train.running || w.tune.running || w.tr.running || w.to_end.is_some() || surveying {
+        let msg = if w.train.busy() || w.tune.busy() || w.tr.busy() || surveying {
             match scope.next().now_or_never() {
                 Some(Some(m)) => Some(m),
                 Some(None) => break,
@@ -60,13 +59,11 @@ pub async fn Engine(mut scope: ReactorScope<ToEngine, FromEngine>) {
         let ok = match msg {
             Some(m) => w.handle(m, &mut scope).await,
             None => {
-                let ok = if w.tune.running {
+                let ok = if w.tune.busy() {
                     w.tune.slice(&mut scope).await
                 } else if surveying {
                     w.survey_slice(&mut scope).await
-                } else if w.to_end.is_some() {
-                    w.decode_slice(&mut scope).await
-                } else if w.tr.running {
+                } else if w.tr.busy() {
                     w.tr.slice(&mut scope).await
                 } else {
                     w.train.slice(&mut scope).await
@@ -99,12 +96,9 @@ struct Worker {
     /// The long jobs: pre-training, fine-tuning, the Translate tab's encoder-decoder.
     train: Runner<TrainSession>,
     tune: Runner<TuneSession>,
-    tr: Runner<super::translate_session::TranslateSession>,
-    /// The Translate tab's "run to the end" decoding, while it goes on.
-    to_end: translate::ToEnd,
+    tr: Runner<TranslateSession>,
     /// The explainer answers with the model trained (or fine-tuned) in the page.
-    use_trained: bool,
-    use_tuned: bool,
+    using: Option<JobKind>,
     /// WebGPU for the explainer's forward, when chosen and available.
     gpu: Gpu,
     /// A model was loaded and its position views are not sent yet (they follow its first answer).
@@ -117,30 +111,20 @@ struct Worker {
     index: Option<(crate::backend::WeightsKey, crate::app::corpus_index::CorpusIndex)>,
 }
 
-/// An error as the page shows it (an input error without its prefix).
-fn message(e: BertError) -> String {
-    match e {
-        BertError::Input(m) => m,
-        e => e.to_string(),
-    }
-}
-
 /// The model the explainer uses (`Worker::explainer`), from the fields, so the GPU can be borrowed
 /// beside it.
 fn pick<'a>(
     bert: &'a Option<Bert>,
-    run: &'a Runner<TrainSession>,
+    train: &'a Runner<TrainSession>,
     tune: &'a Runner<TuneSession>,
-    use_trained: bool,
-    use_tuned: bool,
+    using: Option<JobKind>,
 ) -> Option<(&'a Bert, WeightsKey)> {
-    if let (true, Some(t)) = (use_tuned, &tune.job) {
-        return Some((&t.main.bert, tune_key(t.step_count())));
-    }
-    match (&run.job, use_trained) {
-        (Some(r), true) => Some((&r.trainer.bert, run_key(r.step_count()))),
-        _ => bert.as_ref().map(|b| (b, loaded_key())),
-    }
+    let trained = match using {
+        Some(JobKind::Finetune) => tune.job.as_ref().map(|t| (&t.main.bert, tune_key(t.steps().0))),
+        Some(JobKind::Pretrain) => train.job.as_ref().map(|r| (&r.trainer.bert, run_key(r.steps().0))),
+        _ => None,
+    };
+    trained.or_else(|| bert.as_ref().map(|b| (b, loaded_key())))
 }
 
 /// The least milliseconds between two load-progress messages.
@@ -150,7 +134,7 @@ impl Worker {
     /// The model the explainer uses: the fine-tuned one, the one trained in the page, or the loaded
     /// one; with its key for the GPU's weights.
     fn explainer(&self) -> Option<(&Bert, WeightsKey)> {
-        pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)
+        pick(&self.bert, &self.train, &self.tune, self.using)
     }
 
     fn active(&self) -> Option<&Bert> {
@@ -159,12 +143,45 @@ impl Worker {
 
     /// The weights of the model the explainer uses into its `BertParams` (a run on the GPU).
     async fn sync_explainer(&mut self) {
-        if let (true, Some(r)) = (self.use_trained, self.train.job.as_mut()) {
-            let _ = r.sync().await;
+        match (self.using, self.train.job.as_mut(), self.tune.job.as_mut()) {
+            (Some(JobKind::Pretrain), Some(r), _) => r.sync().await,
+            (Some(JobKind::Finetune), _, Some(t)) => t.sync().await,
+            _ => {}
         }
-        if let (true, Some(t)) = (self.use_tuned, self.tune.job.as_mut()) {
-            let _ = t.sync().await;
+    }
+
+    /// A long job's command: its run set up first for Start and Step (through `host::WorkerHost`),
+    /// the explainer's model switched for Use and Reset, its own requests, then `job::Runner`.
+    /// False when the page has gone.
+    async fn job<J: Job>(&mut self, cmd: JobCmd<J::Setup, J::Ask>, scope: &mut Scope, runner: fn(&mut Worker) -> &mut Runner<J>) -> bool {
+        match cmd {
+            JobCmd::Start(ref s) | JobCmd::Step(ref s) if runner(self).job.is_none() => {
+                let t0 = now_ms();
+                let preparing = |m| J::wrap(JobEvent::Preparing(m));
+                match J::prepare(s, &mut host::WorkerHost { w: self, scope, preparing }).await {
+                    Err(m) => return scope.send(J::wrap(JobEvent::Failed(m))).await.is_ok(),
+                    Ok((job, ready, device)) => {
+                        self.explainer.forget(); // a new run's keys start again at step 0
+                        self.index = None;
+                        if !runner(self).ready(job, ready, t0, device, scope).await {
+                            return false;
+                        }
+                    }
+                }
+            }
+            JobCmd::Use(on) => {
+                let on = on && runner(self).job.as_ref().is_some_and(|j| j.bert().is_some());
+                self.using = on.then_some(J::KIND).or(self.using.filter(|&k| k != J::KIND));
+                return self.announce_model(on, scope).await;
+            }
+            JobCmd::Reset if self.using == Some(J::KIND) => {
+                self.using = None;
+                let _ = self.announce_model(false, scope).await;
+            }
+            JobCmd::Ask(a) => return runner(self).ask(a, scope).await,
+            _ => {}
         }
+        runner(self).control(&cmd, scope).await
     }
 
     /// Handles one message; false when the page has gone.
@@ -206,7 +223,7 @@ impl Worker {
             ToEngine::Explain(req) => {
                 // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
                 // two vocabularies may cut the text differently)
-                if self.use_trained && self.train.job.is_some() {
+                if self.using == Some(JobKind::Pretrain) && self.train.job.is_some() {
                     if let Some(b) = &self.bert {
                         let plain = Request { masked: vec![], heads_off: vec![], ..req.clone() };
                         let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
@@ -270,9 +287,9 @@ impl Worker {
                     None => true,
                 };
             }
-            ToEngine::Train(cmd) => return self.train(cmd, scope).await,
-            ToEngine::Tune(cmd) => return self.tune(cmd, scope).await,
-            ToEngine::Translate(cmd) => return self.translate(cmd, scope).await,
+            ToEngine::Train(cmd) => return self.job(cmd, scope, |w| &mut w.train).await,
+            ToEngine::Tune(cmd) => return self.job(cmd, scope, |w| &mut w.tune).await,
+            ToEngine::Translate(cmd) => return self.job(cmd, scope, |w| &mut w.tr).await,
             ToEngine::Survey(cmd) => return self.survey(cmd, scope).await,
             ToEngine::Search(sr) => FromEngine::Search(self.search(sr).await),
             ToEngine::QueriesKeys(qr) => FromEngine::QueriesKeys(self.queries_and_keys(qr).await),
@@ -291,7 +308,7 @@ impl Worker {
     /// The attribution of `prep` with the explainer's model, where its forward runs (WebGPU when
     /// chosen; the CPU path when WebGPU fails, e.g. with heads switched off).
     async fn attribute(&mut self, prep: crate::explain::why::WhyPrep) -> Option<crate::error::Result<crate::explain::why::WhyView>> {
-        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)?;
+        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.using)?;
         if let Some(gpu) = self.gpu.usable_mut() {
             match crate::explain::why::finish(gpu, b, key, prep.clone()).await {
                 Err(BertError::Gpu(_)) => {} // the CPU path below
@@ -329,7 +346,7 @@ impl Worker {
         if !self.gpu.needs_race() {
             return None;
         }
-        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned)?;
+        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.using)?;
         let prep = prepare(b, req).ok()?;
         let warm = self.gpu.forward(key, b, &prep.batch, &prep.opts).await;
         let g0 = now_ms();
@@ -353,7 +370,7 @@ impl Worker {
     /// WebGPU failed and the CPU path answered instead.
     async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
         self.sync_explainer().await;
-        let Some((b, key)) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned) else {
+        let Some((b, key)) = pick(&self.bert, &self.train, &self.tune, self.using) else {
             return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None);
         };
         let label = self.gpu.label();

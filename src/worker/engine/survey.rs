@@ -107,7 +107,7 @@ impl Worker {
         };
         if start {
             self.surveying = None;
-            let Some((bert, key)) = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned) else {
+            let Some((bert, key)) = pick(&self.bert, &self.train, &self.tune, self.using) else {
                 return send(scope, SurveyEvent::Stopped(Some("The model is not loaded yet.".into()))).await;
             };
             let job = match &cmd {
@@ -147,7 +147,7 @@ impl Worker {
 
     /// A few sentences of the running job; false when the page has gone.
     pub(super) async fn survey_slice(&mut self, scope: &mut Scope) -> bool {
-        let model = pick(&self.bert, &self.train, &self.tune, self.use_trained, self.use_tuned);
+        let model = pick(&self.bert, &self.train, &self.tune, self.using);
         let Some(s) = self.surveying.as_mut() else { return true };
         let Some((bert, key)) = model.filter(|&(_, k)| k == s.key) else {
             self.surveying = None;

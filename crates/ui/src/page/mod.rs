@@ -102,6 +102,23 @@ pub fn on_control<T: JobView + 'static, S: 'static, A: 'static>(
     })
 }
 
+/// A run's "use this model in the explainer" switch (one run's model at a time: `other`'s goes
+/// off when this one goes on).
+pub fn on_use<T: JobView + 'static, U: JobView + 'static, S: 'static, A: 'static>(
+    engine: EngineLink,
+    d: UseReducerDispatcher<Shared<T>>,
+    other: UseReducerDispatcher<Shared<U>>,
+    wrap: fn(JobCmd<S, A>) -> ToEngine,
+) -> Callback<bool> {
+    Callback::from(move |on: bool| {
+        d.dispatch(JobAction::Use(on));
+        if on {
+            other.dispatch(JobAction::Use(false));
+        }
+        engine.send(wrap(JobCmd::Use(on)));
+    })
+}
+
 /// The explainer's state, the trainer's, the fine-tuner's and the Translate tab's, as the views hold them.
 pub type PageState = UseReducerHandle<Shared<AppState>>;
 pub type PageDispatch = UseReducerDispatcher<Shared<AppState>>;

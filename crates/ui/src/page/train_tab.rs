@@ -2,11 +2,11 @@
 //! through the context's link), the learning curves, the masking pipeline of the current batch and
 //! the attention filmstrip.
 
-use super::{on_control, Shared, TrainDispatch, TuneDispatch};
+use super::{on_control, on_use, Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
 use crate::components::{Filmstrip, MaskingPanel, TrainCharts, TrainPanel};
 use crate::engine::use_engine;
-use crate::protocol::{JobCmd, ToEngine, TrainAsk};
+use crate::protocol::{JobCmd, Reroll, ToEngine};
 use crate::run_state::JobAction;
 use crate::train_state::{Field, TrainView};
 use yew::prelude::*;
@@ -30,23 +30,14 @@ pub fn TrainTab(p: &Props) -> Html {
     let on_action = p.dispatch.to_callback();
     let form = train.form.clone();
     let on_control = on_control(engine.clone(), p.dispatch.clone(), move || form.setup(absolute), ToEngine::Train);
-    let on_use = {
-        let (engine, d, tune) = (engine.clone(), p.dispatch.clone(), p.tune.clone());
-        Callback::from(move |on: bool| {
-            d.dispatch(JobAction::Use(on));
-            if on {
-                tune.dispatch(JobAction::Use(false)); // one model in the explainer
-            }
-            engine.send(ToEngine::Train(JobCmd::Ask(TrainAsk::UseTrained(on))));
-        })
-    };
+    let on_use = on_use(engine.clone(), p.dispatch.clone(), p.tune.clone(), ToEngine::Train);
     let on_reroll = {
         let (engine, d, seed) = (engine, p.dispatch.clone(), train.reroll_seed);
         Callback::from(move |s: Option<u64>| {
             if s.is_some() {
                 d.dispatch(JobAction::Edit(Field::RerollSeed(seed + 1)));
             }
-            engine.send(ToEngine::Train(JobCmd::Ask(TrainAsk::Reroll(s))));
+            engine.send(ToEngine::Train(JobCmd::Ask(Reroll { seed: s })));
         })
     };
     let on_scrub_a = p.dispatch.to_callback().reform(|i| JobAction::Edit(Field::ScrubA(i)));

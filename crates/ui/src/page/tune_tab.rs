@@ -2,12 +2,11 @@
 //! through the context's link), the curves of the run and of the random-weights run, the held-out
 //! scores, the batch with the model's answers, and your own sentence before and after.
 
-use super::{on_control, Shared, TrainDispatch, TuneDispatch};
+use super::{on_control, on_use, Shared, TrainDispatch, TuneDispatch};
 use crate::browser::absolute;
 use crate::components::{TuneBatchView, TuneCharts, TunePanel, TuneProbeView, TuneScores};
 use crate::engine::use_engine;
-use crate::protocol::{JobCmd, ToEngine, TuneAsk};
-use crate::run_state::JobAction;
+use crate::protocol::{JobCmd, ProbeAsk, ToEngine};
 use crate::tune_state::TuneView;
 use yew::prelude::*;
 
@@ -32,21 +31,10 @@ pub fn TuneTab(p: &Props) -> Html {
     let on_action = p.dispatch.to_callback();
     let form = v.form.clone();
     let on_control = on_control(engine.clone(), p.dispatch.clone(), move || form.setup(absolute), ToEngine::Tune);
-    let on_use = {
-        let (engine, d, train) = (engine.clone(), p.dispatch.clone(), p.train.clone());
-        Callback::from(move |on: bool| {
-            d.dispatch(JobAction::Use(on));
-            if on {
-                train.dispatch(JobAction::Use(false)); // one model in the explainer
-            }
-            engine.send(ToEngine::Tune(JobCmd::Ask(TuneAsk::UseTuned(on))));
-        })
-    };
+    let on_use = on_use(engine.clone(), p.dispatch.clone(), p.train.clone(), ToEngine::Tune);
     let on_probe = {
         let (engine, form) = (engine, v.form.clone());
-        Callback::from(move |_: ()| {
-            engine.send(ToEngine::Tune(JobCmd::Ask(TuneAsk::Probe { text: form.probe_text.clone(), pair: form.pair() })))
-        })
+        Callback::from(move |_: ()| engine.send(ToEngine::Tune(JobCmd::Ask(ProbeAsk { text: form.probe_text.clone(), pair: form.pair() }))))
     };
     let view = v.rc();
     html! {

@@ -1,7 +1,7 @@
 //! Fine-tuning in the page, as plain data: the run's settings (task, data, where it starts), one
 //! point per step for the curves (and the random-weights run beside it), the held-out scores, the
 //! current batch with the model's answers, and a sentence of your own before and after.
-//! `worker::tune_session` fills them in; `ui::tune_state` keeps them for the fine-tune tab.
+//! `app::jobs::finetune` fills them in; `ui::tune_state` keeps them for the fine-tune tab.
 
 use crate::config::TaskKind;
 use crate::explain::snapshot::TaskOutput;

@@ -1,6 +1,6 @@
 //! Training in the page, as plain data: the run's settings, one point per step for the charts, the
 //! probe frames of the attention filmstrip, and the masking pipeline of the current batch (which 15%
-//! were chosen, what became of them, the model's guesses). `worker::session` fills them in.
+//! were chosen, what became of them, the model's guesses). `app::jobs::pretrain` fills them in.
 
 use crate::explain::snapshot::Prediction;
 use serde::{Deserialize, Serialize};

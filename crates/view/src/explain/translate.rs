@@ -1,6 +1,6 @@
 //! Training an encoder-decoder in the page, as plain data: the run's settings (data set, size,
 //! steps), one point per step for the curves, the held-out exact match with a few of its
-//! translations. `worker::translate_session` fills them in; `ui::translate_state` keeps them for
+//! translations. `app::jobs::translate` fills them in; `ui::translate_state` keeps them for
 //! the Translate tab. One decoding step's view is `explain::decode`.
 
 use serde::{Deserialize, Serialize};

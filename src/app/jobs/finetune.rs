@@ -1,18 +1,19 @@
-//! A fine-tuning run in the page: the fine-tuner of the chosen start (and, to compare, the same
+//! Fine-tuning in the page, a long job: the fine-tuner of the chosen start (and, to compare, the same
 //! architecture from random weights, step for step), the held-out set, the model as it was before,
 //! and what the fine-tune tab asks of them (curve points, scores, the batch with answers, a
-//! sentence before and after). No browser code here: tested natively; `engine` runs it in slices.
+//! sentence before and after). No browser code here: tested natively.
 
+use crate::app::jobs::{message, Host, Job, JobKind, StartModel};
 use crate::backend::Backend;
 use crate::bundle::{Bert, ModelFiles};
 use crate::config::TaskKind;
 use crate::error::{BertError, Result};
+use crate::explain::finetune::TuneData;
 use crate::explain::finetune::{TuneBatch, TuneExample, TunePoint, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep};
 use crate::explain::snapshot::{build, ModelInfo, Request};
 use crate::train::finetune::{features, head_for, Feature, FeatureLabel, FineTuneOptions, FineTuner};
 use crate::train::task_metrics::Answer;
-use crate::worker::job::Job;
-use crate::worker::protocol::{FromEngine, TuneEvent, TuneReady, TuneShow};
+use bertscope_view::protocol::{FromEngine, ProbeAsk, TuneEvent, TuneReady, TuneShow};
 
 /// The data set's name in messages.
 const TRAIN: &str = "the training data";
@@ -80,14 +81,6 @@ impl TuneSession {
         Ok(TuneSession { setup: setup.clone(), main, random, eval, before })
     }
 
-    pub fn step_count(&self) -> usize {
-        self.main.step
-    }
-
-    pub fn finished(&self) -> bool {
-        self.main.step >= self.setup.steps
-    }
-
     pub fn info(&self) -> ModelInfo {
         crate::explain::snapshot::model_info(&self.main.bert)
     }
@@ -142,11 +135,6 @@ impl TuneSession {
             None => None,
         };
         Ok(TuneScores { step: self.main.step, main, random })
-    }
-
-    /// Brings the weights back from the GPU (when the run trains there).
-    pub async fn sync(&mut self) -> Result<()> {
-        self.main.sync().await
     }
 
     /// The first `rows` examples of the last batch with the model's answers now.
@@ -229,9 +217,57 @@ impl TuneSession {
 const TUNE_ROWS: usize = 6;
 
 impl Job for TuneSession {
+    const KIND: JobKind = JobKind::Finetune;
+    type Setup = TuneSetup;
+    type Ask = ProbeAsk;
     type Ready = TuneReady;
     type Point = TuneStep;
     type Show = TuneShow;
+
+    async fn prepare(setup: &TuneSetup, host: &mut impl Host) -> std::result::Result<(Self, TuneReady, String), String> {
+        setup.check()?;
+        let (train, test) = match &setup.data {
+            TuneData::Text { train, test } => (train.clone(), test.clone()),
+            TuneData::Urls { train, test } => {
+                host.preparing("fetching the data set…").await;
+                (host.fetch_text(train, "the training data").await?, Some(host.fetch_text(test, "the held-out data").await?))
+            }
+        };
+        let which = match setup.start {
+            TuneStart::Tiny => {
+                host.preparing("fetching the bundled bert-tiny…").await;
+                StartModel::Tiny(setup.tiny_base.clone())
+            }
+            TuneStart::Trained => StartModel::Pretrained,
+            _ => StartModel::Loaded,
+        };
+        host.ready_model(&which).await?;
+        host.preparing(match setup.compare {
+            true => "adding the task head, encoding the data (two runs: this start and random weights)…",
+            false => "adding the task head, encoding the data…",
+        })
+        .await;
+        // the run trains where the explainer runs its forward (the badge's choice); a device
+        // failure falls back to the CPU path
+        let gone = || "the model to start from is gone".to_string();
+        let (cpu, test) = (Backend::cpu(), test.as_deref());
+        let start = host.model(&which).ok_or_else(gone)?;
+        let (made, device) = match host.backend() {
+            Some((b, label)) => (TuneSession::new(start, &train, test, setup, b), label),
+            None => (TuneSession::new(start, &train, test, setup, &cpu), "CPU (wasm)".to_string()),
+        };
+        let (made, device) = match made {
+            Err(BertError::Gpu(e)) => {
+                host.backend_failed(e).await;
+                (TuneSession::new(host.model(&which).ok_or_else(gone)?, &train, test, setup, &cpu), "CPU (wasm)".to_string())
+            }
+            made => (made, device),
+        };
+        let run = made.map_err(message)?;
+        let scores = run.score().await.map_err(message)?;
+        let ready = TuneReady { info: run.info(), train_examples: run.train_examples(), eval_examples: run.eval_examples(), scores };
+        Ok((run, ready, device))
+    }
 
     fn steps(&self) -> (usize, usize) {
         (self.main.step, self.setup.steps)
@@ -242,16 +278,32 @@ impl Job for TuneSession {
         Ok((st, self.setup.batch, scores.map(|s| TuneShow::Scores(Box::new(s)))))
     }
 
-    async fn shown(&mut self) -> Result<Option<TuneShow>> {
+    /// The current batch with the model's answers.
+    async fn shown(&mut self, _first: bool) -> Result<Option<TuneShow>> {
         if self.main.last_batch.is_empty() {
             return Ok(None);
         }
         Ok(Some(TuneShow::Batch(Box::new(self.batch_view(TUNE_ROWS).await?))))
     }
 
+    async fn ask(run: Option<&mut Self>, ProbeAsk { text, pair }: ProbeAsk, _now: &dyn Fn() -> f64) -> Result<Option<TuneShow>> {
+        let run =
+            run.ok_or_else(|| BertError::Input("Start a run first: the sentence is compared before and after fine-tuning.".into()))?;
+        run.sync().await;
+        Ok(Some(TuneShow::Probe(Box::new(run.probe(&text, pair.as_deref())?))))
+    }
+
     async fn files(&mut self) -> Result<ModelFiles> {
-        let _ = self.sync().await;
+        self.sync().await;
         self.main.bert.to_files()
+    }
+
+    fn bert(&self) -> Option<&Bert> {
+        Some(&self.main.bert)
+    }
+
+    async fn sync(&mut self) {
+        let _ = self.main.sync().await;
     }
 
     fn wrap(ev: TuneEvent) -> FromEngine {

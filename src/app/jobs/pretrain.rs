@@ -1,13 +1,14 @@
-//! A training run in the page: the trainer, its settings, and what the page asks of it (one point
-//! per step for the charts, the filmstrip's probe frames, the masking view of the current batch).
-//! No browser code here: tested natively; `engine` runs it in slices.
+//! Pre-training in the page, a long job: the trainer, its settings, and what the train tab asks of
+//! it (one point per step for the charts, the filmstrip's probe frames, the masking view of the
+//! current batch, re-rolled on request). No browser code here: tested natively.
 
-use crate::backend::Backend;
+use crate::app::jobs::{Host, Job, JobKind, StartModel};
 use crate::bundle::{Bert, ModelFiles};
 use crate::config::{BertConfig, Heads};
 use crate::cpu::softmax::softmax_row;
 use crate::error::{BertError, Result};
 use crate::explain::snapshot::{build, ModelInfo, Prediction, Request};
+use crate::explain::training::CorpusSource;
 use crate::explain::training::{Frame, LogPoint, MaskCell, MaskCounts, MaskRow, MaskingView, TrainMode, TrainSetup, SCRATCH_PRESET};
 use crate::infer::top_k;
 use crate::model::forward::{forward, ForwardOptions, MlmRows};
@@ -15,8 +16,7 @@ use crate::rng::Rng;
 use crate::tokenize::BertTokenizer;
 use crate::train::masking::{mask_sequence, MaskAction};
 use crate::train::trainer::{collate, MaskedExample, TrainOptions, Trainer};
-use crate::worker::job::Job;
-use crate::worker::protocol::{FromEngine, TrainEvent, TrainReady, TrainShow};
+use bertscope_view::protocol::{FromEngine, Reroll, TrainEvent, TrainReady, TrainShow};
 
 /// A run: the trainer, its settings, and what the page asks of it.
 pub struct TrainSession {
@@ -53,58 +53,14 @@ impl TrainSession {
         Ok(TrainSession { trainer, setup: setup.clone(), probe })
     }
 
-    pub fn step_count(&self) -> usize {
-        self.trainer.step
-    }
-
-    pub fn finished(&self) -> bool {
-        self.trainer.step >= self.setup.steps
-    }
-
     pub fn info(&self) -> ModelInfo {
         crate::explain::snapshot::model_info(&self.trainer.bert)
-    }
-
-    /// One optimiser step, evaluated on held-out text every `eval_every` steps and at the end.
-    pub async fn step(&mut self) -> Result<LogPoint> {
-        if self.finished() {
-            return Err(BertError::Input(format!("the run is complete ({} steps): reset to train again", self.setup.steps)));
-        }
-        let log = self.trainer.step().await?;
-        let mut p = LogPoint {
-            step: log.step,
-            loss: log.loss,
-            mlm_loss: log.mlm_loss,
-            nsp_loss: log.nsp_loss,
-            mlm_acc: log.mlm_acc,
-            lr: log.lr,
-            tokens: log.tokens,
-            eval_loss: None,
-            eval_acc: None,
-        };
-        if log.step.is_multiple_of(self.setup.eval_every) || self.finished() {
-            let e = self.trainer.evaluate().await?;
-            p.eval_loss = Some(e.loss);
-            p.eval_acc = Some(e.mlm_acc);
-        }
-        Ok(p)
     }
 
     /// The held-out loss and accuracy now (before any training: the first point of that curve).
     pub async fn evaluate_now(&self) -> Result<(f32, f32)> {
         let e = self.trainer.evaluate().await?;
         Ok((e.loss, e.mlm_acc))
-    }
-
-    /// Trains on `backend` from now on (the page's device choice).
-    pub async fn use_backend(&mut self, backend: &Backend) -> Result<()> {
-        self.trainer.use_backend(backend).await
-    }
-
-    /// Brings the weights back from the GPU (when the run trains there) so the views that run the
-    /// model on the CPU path (frames, the masking view, saving) see the current step.
-    pub async fn sync(&mut self) -> Result<()> {
-        self.trainer.sync().await
     }
 
     /// A filmstrip frame is due after the current step.
@@ -154,36 +110,107 @@ const BATCH_ROWS: usize = 4;
 const BATCH_TOP_K: usize = 3;
 
 impl Job for TrainSession {
+    const KIND: JobKind = JobKind::Pretrain;
+    type Setup = TrainSetup;
+    type Ask = Reroll;
     type Ready = TrainReady;
     type Point = LogPoint;
     type Show = TrainShow;
+
+    async fn prepare(setup: &TrainSetup, host: &mut impl Host) -> std::result::Result<(Self, TrainReady, String), String> {
+        setup.check()?;
+        let text = match &setup.corpus {
+            CorpusSource::Text(t) => t.clone(),
+            CorpusSource::Url(u) => {
+                host.preparing("fetching the corpus…").await;
+                host.fetch_text(u, "the corpus").await?
+            }
+        };
+        host.preparing(&match setup.mode {
+            TrainMode::Scratch => {
+                format!("training a {}-piece WordPiece vocabulary on the corpus, initialising a tiny BERT…", setup.vocab_size)
+            }
+            TrainMode::Continue => "copying the loaded model, tokenising the corpus…".into(),
+        })
+        .await;
+        if setup.mode == TrainMode::Continue {
+            host.ready_model(&StartModel::Loaded).await?;
+        }
+        let mut run = TrainSession::new(host.model(&StartModel::Loaded), &text, setup).map_err(|e| e.to_string())?;
+        // the run trains where the explainer runs its forward (the badge's choice)
+        let mut device = "CPU (wasm)".to_string();
+        if let Some((backend, label)) = host.backend() {
+            match run.trainer.use_backend(backend).await {
+                Ok(()) => device = label,
+                Err(e) => host.backend_failed(e.to_string()).await,
+            }
+        }
+        let (eval_loss, eval_acc) = run.evaluate_now().await.unwrap_or((f32::NAN, f32::NAN));
+        let ready = TrainReady { info: run.info(), train_tokens: run.trainer.train_tokens(), eval_loss, eval_acc };
+        Ok((run, ready, device))
+    }
 
     fn steps(&self) -> (usize, usize) {
         (self.trainer.step, self.setup.steps)
     }
 
+    /// One optimiser step, evaluated on held-out text every `eval_every` steps and at the end; a
+    /// filmstrip frame every `snap_every`.
     async fn step(&mut self) -> Result<(LogPoint, usize, Option<TrainShow>)> {
-        let p = TrainSession::step(self).await?;
-        let tokens = p.tokens;
+        if self.finished() {
+            return Err(BertError::Input(format!("the run is complete ({} steps): reset to train again", self.setup.steps)));
+        }
+        let log = self.trainer.step().await?;
+        let mut p = LogPoint {
+            step: log.step,
+            loss: log.loss,
+            mlm_loss: log.mlm_loss,
+            nsp_loss: log.nsp_loss,
+            mlm_acc: log.mlm_acc,
+            lr: log.lr,
+            tokens: log.tokens,
+            eval_loss: None,
+            eval_acc: None,
+        };
+        if log.step.is_multiple_of(self.setup.eval_every) || self.finished() {
+            let e = self.trainer.evaluate().await?;
+            (p.eval_loss, p.eval_acc) = (Some(e.loss), Some(e.mlm_acc));
+        }
         let mut frame = None;
         if self.frame_due() {
-            let _ = self.sync().await; // the GPU's weights, when the run trains there
+            self.sync().await;
             frame = self.frame().ok().map(|f| TrainShow::Frame(Box::new(f)));
         }
-        Ok((p, tokens, frame))
+        Ok((p, log.tokens, frame))
     }
 
-    async fn shown(&mut self) -> Result<Option<TrainShow>> {
-        if self.trainer.last_batch.is_empty() {
-            return Ok(None);
+    /// At step 0 the probe's frame; then the masking view of the last batch.
+    async fn shown(&mut self, first: bool) -> Result<Option<TrainShow>> {
+        if first {
+            return Ok(Some(TrainShow::Frame(Box::new(self.frame()?))));
         }
-        let _ = self.sync().await;
-        Ok(Some(TrainShow::Batch(Box::new(self.masking_view(BATCH_ROWS, None, BATCH_TOP_K)?))))
+        Self::ask(Some(self), Reroll { seed: None }, &|| 0.0).await
+    }
+
+    async fn ask(run: Option<&mut Self>, Reroll { seed }: Reroll, _now: &dyn Fn() -> f64) -> Result<Option<TrainShow>> {
+        let Some(run) = run.filter(|r| !r.trainer.last_batch.is_empty()) else { return Ok(None) };
+        run.sync().await;
+        Ok(Some(TrainShow::Batch(Box::new(run.masking_view(BATCH_ROWS, seed, BATCH_TOP_K)?))))
     }
 
     async fn files(&mut self) -> Result<ModelFiles> {
-        let _ = self.sync().await;
+        self.sync().await;
         self.trainer.bert.to_files()
+    }
+
+    fn bert(&self) -> Option<&Bert> {
+        Some(&self.trainer.bert)
+    }
+
+    /// The weights back from the GPU (when the run trains there), for what runs the model on the
+    /// CPU path (frames, the masking view, saving).
+    async fn sync(&mut self) {
+        let _ = self.trainer.sync().await;
     }
 
     fn wrap(ev: TrainEvent) -> FromEngine {
@@ -307,7 +334,7 @@ mod tests {
         let mut logs = vec![];
         let mut frames = vec![f0];
         while !run.finished() {
-            logs.push(block_on(run.step()).unwrap());
+            logs.push(block_on(run.step()).unwrap().0);
             if run.frame_due() {
                 frames.push(run.frame().unwrap());
             }

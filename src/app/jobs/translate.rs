@@ -1,17 +1,19 @@
-//! An encoder-decoder trained in the page: a new model from scratch on a bundled pair set or pasted
+//! Translation training in the page, a long job: a new encoder-decoder from scratch on a bundled pair set or pasted
 //! JSON lines, the held-out pairs, and what the Translate tab asks of them (curve points, the
 //! held-out exact match with a few translations, and decoding a sentence of your own one step at a
-//! time). No browser code here: tested natively; `engine` runs it in slices. CPU only.
+//! time; "to the end" a slice of steps at a time, so the page sees each token arrive). No browser
+//! code here: tested natively. CPU only.
 
+use crate::app::jobs::{message, Host, Job, JobKind};
 use crate::bundle::ModelFiles;
 use crate::error::{BertError, Result};
 use crate::explain::decode::{DecodeAction, DecodeRequest, DecodeView};
+use crate::explain::translate::TranslateData;
 use crate::explain::translate::{Seq2SeqInfo, TranslateExample, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::seq2seq::generate::greedy;
 use crate::seq2seq::stepper::Stepper;
 use crate::train::seq2seq::{from_scratch, read_pairs, Pair, Seq2SeqOptions, Seq2SeqTrainer};
-use crate::worker::job::Job;
-use crate::worker::protocol::{FromEngine, TranslateEvent, TranslateReady, TranslateShow};
+use bertscope_view::protocol::{DecodeAsk, FromEngine, TranslateEvent, TranslateReady, TranslateShow};
 
 /// Held-out pairs shown with the model's translation.
 const EXAMPLES: usize = 5;
@@ -24,6 +26,8 @@ pub struct TranslateSession {
     eval: Vec<Pair>,
     held_out: bool,
     decoding: Option<Decoding>,
+    /// "Run to the end" in progress: this request, a slice of steps at a time.
+    to_end: Option<DecodeRequest>,
 }
 
 /// A sentence being decoded: what was asked, where decoding is, the view of its last step.
@@ -69,7 +73,7 @@ impl TranslateSession {
         let model = from_scratch(&train, s.hidden, s.layers, s.heads, s.max_len, s.vocab_size, s.seed)?;
         let opts = Seq2SeqOptions { steps: s.steps, batch: s.batch, lr: s.lr, warmup: None, seed: s.seed };
         let trainer = Seq2SeqTrainer::new(model, &train, opts)?;
-        Ok(TranslateSession { setup: setup.clone(), trainer, train_pairs: train.len(), eval, held_out, decoding: None })
+        Ok(TranslateSession { setup: setup.clone(), trainer, train_pairs: train.len(), eval, held_out, decoding: None, to_end: None })
     }
 
     pub fn info(&self) -> Seq2SeqInfo {
@@ -78,10 +82,6 @@ impl TranslateSession {
 
     pub fn step_count(&self) -> usize {
         self.trainer.step_count()
-    }
-
-    pub fn finished(&self) -> bool {
-        self.step_count() >= self.setup.steps
     }
 
     pub fn train_pairs(&self) -> usize {
@@ -166,10 +166,30 @@ impl TranslateSession {
         self.decoding.as_ref().is_none_or(|d| d.stepper.done)
     }
 }
+
 impl Job for TranslateSession {
+    const KIND: JobKind = JobKind::Translate;
+    type Setup = TranslateSetup;
+    type Ask = DecodeAsk;
     type Ready = TranslateReady;
     type Point = TranslatePoint;
     type Show = TranslateShow;
+
+    async fn prepare(setup: &TranslateSetup, host: &mut impl Host) -> std::result::Result<(Self, TranslateReady, String), String> {
+        setup.check()?;
+        let (train, test) = match &setup.data {
+            TranslateData::Text(t) => (t.clone(), None),
+            TranslateData::Urls { train, test } => {
+                host.preparing("fetching the pairs…").await;
+                (host.fetch_text(train, "the training pairs").await?, Some(host.fetch_text(test, "the held-out pairs").await?))
+            }
+        };
+        host.preparing("learning a WordPiece vocabulary from both sides of the pairs, making the model…").await;
+        let run = TranslateSession::new(&train, test.as_deref(), setup).map_err(message)?;
+        let scores = run.score().map_err(message)?;
+        let ready = TranslateReady { info: run.info(), train_pairs: run.train_pairs(), eval_pairs: run.eval_pairs(), scores };
+        Ok((run, ready, "CPU (wasm)".into()))
+    }
 
     fn steps(&self) -> (usize, usize) {
         (self.step_count(), self.setup.steps)
@@ -178,6 +198,52 @@ impl Job for TranslateSession {
     async fn step(&mut self) -> Result<(TranslatePoint, usize, Option<TranslateShow>)> {
         let (point, scores) = TranslateSession::step(self)?;
         Ok((point, self.setup.batch, scores.map(|s| TranslateShow::Scores(Box::new(s)))))
+    }
+
+    /// Decoding a sentence with the run's model: back to the start, one step, or the first step
+    /// of "run to the end" (`more` takes the rest).
+    async fn ask(run: Option<&mut Self>, DecodeAsk { req, action }: DecodeAsk, now: &dyn Fn() -> f64) -> Result<Option<TranslateShow>> {
+        let Some(run) = run else {
+            return Ok(Some(TranslateShow::DecodeFailed(
+                "Train a model first: press Start above (the numbers take a few seconds).".into(),
+            )));
+        };
+        run.to_end = None;
+        let first = if action == DecodeAction::RunToEnd { DecodeAction::Step } else { action };
+        let t0 = now();
+        Ok(Some(match run.decode(&req, first) {
+            Ok(v) => {
+                if action == DecodeAction::RunToEnd && !run.decode_done() {
+                    run.to_end = Some(req);
+                }
+                TranslateShow::Decoded { view: Box::new(v), ms: now() - t0 }
+            }
+            Err(e) => TranslateShow::DecodeFailed(message(e)),
+        }))
+    }
+
+    /// "Run to the end": decoding steps for about `budget_ms`, then the view.
+    fn more(&mut self, budget_ms: f64, now: &dyn Fn() -> f64) -> Option<TranslateShow> {
+        let req = self.to_end.clone()?;
+        let t0 = now();
+        let shown = loop {
+            let s0 = now();
+            match self.decode(&req, DecodeAction::Step) {
+                Ok(v) if self.decode_done() || now() - t0 >= budget_ms => {
+                    break TranslateShow::Decoded { view: Box::new(v), ms: now() - s0 }
+                }
+                Ok(_) => {}
+                Err(e) => break TranslateShow::DecodeFailed(message(e)),
+            }
+        };
+        if self.decode_done() || matches!(shown, TranslateShow::DecodeFailed(_)) {
+            self.to_end = None;
+        }
+        Some(shown)
+    }
+
+    fn pending(&self) -> bool {
+        self.to_end.is_some()
     }
 
     async fn files(&mut self) -> Result<ModelFiles> {
