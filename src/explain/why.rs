@@ -122,6 +122,18 @@ pub async fn finish(backend: &mut Backend, bert: &Bert, key: WeightsKey, p: WhyP
     })
 }
 
+/// `finish` on the `preferred` backend (WebGPU when chosen), and on the CPU path when that fails
+/// on the device (e.g. with heads switched off).
+pub async fn finish_or_cpu(preferred: Option<&mut Backend>, bert: &Bert, key: WeightsKey, p: WhyPrep) -> Result<WhyView> {
+    if let Some(b) = preferred {
+        match finish(b, bert, key, p.clone()).await {
+            Err(crate::error::BertError::Gpu(_)) => {} // the CPU path below
+            r => return r,
+        }
+    }
+    finish(&mut Backend::cpu(), bert, key, p).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,7 @@ use yew_agent::reactor::{reactor, ReactorScope};
 type Scope = ReactorScope<ToEngine, FromEngine>;
 
 mod corpus;
+mod explain;
 mod host;
 mod job;
 mod load;
@@ -184,19 +185,23 @@ impl Worker {
         runner(self).control(&cmd, scope).await
     }
 
+    /// A model was loaded (`bytes` in `ms`): it replaces the loaded one, and what was kept for the
+    /// old one goes.
+    fn loaded(&mut self, b: Bert, bytes: u64, ms: f64) -> FromEngine {
+        let info = crate::explain::snapshot::model_info(&b);
+        self.bert = Some(b);
+        self.gpu.forget_model();
+        self.explainer.forget();
+        self.index = None;
+        self.positions_due = true;
+        FromEngine::Loaded { info, bytes, ms }
+    }
+
     /// Handles one message; false when the page has gone.
     async fn handle(&mut self, msg: ToEngine, scope: &mut Scope) -> bool {
         let reply = match msg {
             ToEngine::Load { base_url } => match load(&base_url, scope).await {
-                Ok((b, bytes, ms)) => {
-                    let info = crate::explain::snapshot::model_info(&b);
-                    self.bert = Some(b);
-                    self.gpu.forget_model();
-                    self.explainer.forget();
-                    self.index = None;
-                    self.positions_due = true;
-                    FromEngine::Loaded { info, bytes, ms }
-                }
+                Ok((b, bytes, ms)) => self.loaded(b, bytes, ms),
                 // the model loaded before (if any) stays
                 Err(e) => FromEngine::LoadFailed(e),
             },
@@ -207,86 +212,12 @@ impl Worker {
                     .and_then(|(files, bytes)| Bert::from_files(&files).map(|b| (b, bytes)).map_err(|e| e.to_string()));
                 span_end("load-parse");
                 match made {
-                    Ok((b, bytes)) => {
-                        let info = crate::explain::snapshot::model_info(&b);
-                        self.bert = Some(b);
-                        self.gpu.forget_model();
-                        self.explainer.forget();
-                        self.index = None;
-                        self.positions_due = true;
-                        FromEngine::Loaded { info, bytes, ms: now_ms() - t0 }
-                    }
+                    Ok((b, bytes)) => self.loaded(b, bytes, now_ms() - t0),
                     // the model loaded before stays
                     Err(e) => FromEngine::LoadFailed(e),
                 }
             }
-            ToEngine::Explain(req) => {
-                // the loaded model's guesses next to the trained model's (typed [MASK]s only: the
-                // two vocabularies may cut the text differently)
-                if self.using == Some(JobKind::Pretrain) && self.train.job.is_some() {
-                    if let Some(b) = &self.bert {
-                        let plain = Request { masked: vec![], heads_off: vec![], ..req.clone() };
-                        let predictions = build(b, &plain).map(|s| s.predictions).unwrap_or_default();
-                        if scope.send(FromEngine::Compare { seq: req.seq, predictions }).await.is_err() {
-                            return false;
-                        }
-                    }
-                }
-                let (reply, status) = self.explain(req.clone()).await;
-                // WebGPU just failed: the badge says why before the (CPU) answer arrives
-                if let Some(st) = status {
-                    if scope.send(FromEngine::Device(st)).await.is_err() {
-                        return false;
-                    }
-                }
-                // "why": the cheap part (options, rollout) from the snapshot before it goes
-                let why = match (&reply, &req.why) {
-                    (FromEngine::Snapshot(s), Some(w)) => Some(self.active().and_then(|b| crate::explain::why::prepare(b, s, w))),
-                    _ => None,
-                };
-                span_start("send");
-                if scope.send(reply).await.is_err() {
-                    return false;
-                }
-                span_end("send");
-                // then the attribution (a forward + backward; N + 1 for integrated gradients)
-                if let Some(None) = why {
-                    let message = "Nothing here to explain: put a [MASK] in the text (or load a fine-tuned model).".to_string();
-                    if scope.send(FromEngine::WhyFailed { seq: req.seq, message }).await.is_err() {
-                        return false;
-                    }
-                }
-                if let Some(Some(prep)) = why {
-                    yield_now().await;
-                    let t0 = now_ms();
-                    let msg = match self.attribute(prep).await {
-                        Some(Ok(mut v)) => {
-                            v.ms = now_ms() - t0;
-                            FromEngine::Why(Box::new(v))
-                        }
-                        Some(Err(e)) => FromEngine::WhyFailed { seq: req.seq, message: e.to_string() },
-                        None => FromEngine::WhyFailed { seq: req.seq, message: "The model is not loaded yet.".into() },
-                    };
-                    if scope.send(msg).await.is_err() {
-                        return false;
-                    }
-                }
-                // The position views (folded at first) and Auto's one-off timing race wait until
-                // the answer is on its way: yield first, so the reply is posted before they run.
-                let positions = std::mem::take(&mut self.positions_due);
-                if positions || self.gpu.init_due() || self.gpu.needs_race() {
-                    yield_now().await;
-                }
-                if positions && !self.send_positions(scope).await {
-                    return false;
-                }
-                let searched = self.gpu.init_if_due().await;
-                return match self.race(&req).await {
-                    Some(st) => scope.send(FromEngine::Device(st)).await.is_ok(),
-                    None if searched => scope.send(FromEngine::Device(self.gpu.status())).await.is_ok(),
-                    None => true,
-                };
-            }
+            ToEngine::Explain(req) => return self.answer(req, scope).await,
             ToEngine::Train(cmd) => return self.job(cmd, scope, |w| &mut w.train).await,
             ToEngine::Tune(cmd) => return self.job(cmd, scope, |w| &mut w.tune).await,
             ToEngine::Translate(cmd) => return self.job(cmd, scope, |w| &mut w.tr).await,
@@ -303,19 +234,6 @@ impl Worker {
             }),
         };
         scope.send(reply).await.is_ok()
-    }
-
-    /// The attribution of `prep` with the explainer's model, where its forward runs (WebGPU when
-    /// chosen; the CPU path when WebGPU fails, e.g. with heads switched off).
-    async fn attribute(&mut self, prep: crate::explain::why::WhyPrep) -> Option<crate::error::Result<crate::explain::why::WhyView>> {
-        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.using)?;
-        if let Some(gpu) = self.gpu.usable_mut() {
-            match crate::explain::why::finish(gpu, b, key, prep.clone()).await {
-                Err(BertError::Gpu(_)) => {} // the CPU path below
-                r => return Some(r),
-            }
-        }
-        Some(crate::explain::why::finish(&mut Backend::cpu(), b, key, prep).await)
     }
 
     /// Tells the page the explainer now answers with another model (`trained`: one trained or
@@ -336,58 +254,6 @@ impl Worker {
         match self.active().map(position_view) {
             Some(p) => scope.send(FromEngine::Positions(Box::new(p))).await.is_ok(),
             None => true,
-        }
-    }
-
-    /// Auto: times one forward of `req` on each backend (WebGPU's second, after its pipelines
-    /// compiled), after the first answer went out, so the page is interactive first. Returns the
-    /// status to show.
-    async fn race(&mut self, req: &Request) -> Option<crate::worker::protocol::DeviceStatus> {
-        if !self.gpu.needs_race() {
-            return None;
-        }
-        let (b, key) = pick(&self.bert, &self.train, &self.tune, self.using)?;
-        let prep = prepare(b, req).ok()?;
-        let warm = self.gpu.forward(key, b, &prep.batch, &prep.opts).await;
-        let g0 = now_ms();
-        let timed = match warm {
-            Ok(_) => self.gpu.forward(key, b, &prep.batch, &prep.opts).await,
-            Err(e) => Err(e),
-        };
-        let gpu_ms = now_ms() - g0;
-        let c0 = now_ms();
-        let _ = Backend::cpu().forward(b, key, &prep.batch, &prep.opts).await;
-        let cpu_ms = now_ms() - c0;
-        match timed {
-            Ok(_) => self.gpu.set_race(cpu_ms, gpu_ms),
-            Err(e) => self.gpu.fail(e.to_string()),
-        }
-        Some(self.gpu.status())
-    }
-
-    /// A snapshot of `req` from the model the explainer uses (`app::Explainer`: on WebGPU when
-    /// chosen, from a cached forward when only the views changed), and the device status when
-    /// WebGPU failed and the CPU path answered instead.
-    async fn explain(&mut self, req: Request) -> (FromEngine, Option<crate::worker::protocol::DeviceStatus>) {
-        self.sync_explainer().await;
-        let Some((b, key)) = pick(&self.bert, &self.train, &self.tune, self.using) else {
-            return (FromEngine::Failed { seq: req.seq, message: "The model is not loaded yet.".into() }, None);
-        };
-        let label = self.gpu.label();
-        let gpu = self.gpu.usable_mut().map(|g| (g, label));
-        span_start("explain");
-        let answered = self.explainer.explain(gpu, b, key, &req, &now_ms).await;
-        span_end("explain");
-        match answered {
-            Ok(a) => {
-                let fell_back = a.gpu_error.map(|e| {
-                    self.gpu.fail(e.to_string());
-                    self.gpu.status()
-                });
-                (FromEngine::Snapshot(Box::new(a.snapshot)), fell_back)
-            }
-            Err(BertError::Input(m)) => (FromEngine::Failed { seq: req.seq, message: m }, None),
-            Err(e) => (FromEngine::Failed { seq: req.seq, message: e.to_string() }, None),
         }
     }
 }
