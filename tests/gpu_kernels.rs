@@ -459,7 +459,8 @@ fn adamw_with_clipping_matches_cpu() {
     for (step, lr) in lrs.iter().enumerate() {
         let s = gadamw::AdamWStep { lr: *lr, weight_decay: 0.01, beta1: 0.9, beta2: 0.999, eps: 1e-8, step: step as u64 + 1, max_norm };
         for ((name, _), (pb, gbt, mb, vb)) in tensors.iter().zip(&bufs) {
-            gadamw::adamw(&mut rec, v(pb), v(gbt), v(mb), v(vb), v(&sqb), decays(name), &s).unwrap();
+            let x = gadamw::Moments { params: v(pb), grads: v(gbt), m: v(mb), v: v(vb) };
+            gadamw::adamw(&mut rec, x, v(&sqb), decays(name), &s).unwrap();
         }
     }
     let hs: Vec<_> = bufs.iter().map(|(pb, ..)| rec.read(v(pb))).collect();

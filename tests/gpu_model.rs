@@ -16,7 +16,7 @@ use bertscope::gpu::model::GpuModel;
 use bertscope::gpu::train::GpuOptimizer;
 use bertscope::gpu::{GpuContext, View};
 use bertscope::model::adamw::clip_grad_norm;
-use bertscope::model::adamw::{AdamW, AdamWConfig};
+use bertscope::model::adamw::{AdamW, AdamWConfig, StepOpts};
 use bertscope::model::backward::{backward, Targets};
 use bertscope::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use bertscope::model::BertParams;
@@ -224,7 +224,14 @@ fn training_steps_match_cpu_and_take_one_submit_and_one_readback_each() {
         targets.nsp_labels = None;
         let lr = 1e-3 * (step + 1) as f64;
         let before = c.counters();
-        let gs = pollster::block_on(opt.train_step(c, &batch, &targets, lr, &AdamWConfig::default(), 1.0, None)).unwrap();
+        let gs = pollster::block_on(opt.train_step(
+            c,
+            &batch,
+            &targets,
+            &AdamWConfig::default(),
+            StepOpts { lr, max_norm: 1.0, dropout_seed: None },
+        ))
+        .unwrap();
         let after = c.counters();
         assert_eq!((after.submits - before.submits, after.readbacks - before.readbacks), (1, 1), "one submit, one readback per step");
         let opts = targets.forward_options(None);
@@ -262,7 +269,14 @@ fn a_non_finite_step_stops_and_keeps_the_weights() {
     let mut opt = GpuOptimizer::new(c, &cfg, &p).unwrap();
     let (batch, mut targets) = random_batch(&cfg, 1, 7, 61);
     targets.nsp_labels = None;
-    let e = pollster::block_on(opt.train_step(c, &batch, &targets, 1e-3, &AdamWConfig::default(), 1.0, None)).unwrap_err();
+    let e = pollster::block_on(opt.train_step(
+        c,
+        &batch,
+        &targets,
+        &AdamWConfig::default(),
+        StepOpts { lr: 1e-3, max_norm: 1.0, dropout_seed: None },
+    ))
+    .unwrap_err();
     assert!(e.to_string().contains("not finite"), "{e}");
     let after = pollster::block_on(opt.params(c)).unwrap();
     let d = max_abs(after.layers[1].key.weight.view().into_dyn(), p.layers[1].key.weight.view().into_dyn());
@@ -285,7 +299,14 @@ fn dropout_training_on_the_gpu_is_seeded_and_lowers_the_loss() {
     let mut opt = GpuOptimizer::new(c, &bert.cfg, &bert.params).unwrap();
     let mut losses = Vec::new();
     for s in 0..15 {
-        let st = pollster::block_on(opt.train_step(c, &batch, &targets, 2e-3, &AdamWConfig::default(), 1.0, Some(s))).unwrap();
+        let st = pollster::block_on(opt.train_step(
+            c,
+            &batch,
+            &targets,
+            &AdamWConfig::default(),
+            StepOpts { lr: 2e-3, max_norm: 1.0, dropout_seed: Some(s) },
+        ))
+        .unwrap();
         losses.push(st.loss.loss);
     }
     assert!(losses[14] < 0.5 * losses[0], "one batch, 15 steps: loss {} -> {}", losses[0], losses[14]);

@@ -20,7 +20,7 @@ use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::checkpoint::canonical_name;
 use bertscope::config::TaskKind;
-use bertscope::model::adamw::AdamWConfig;
+use bertscope::model::adamw::{AdamWConfig, StepOpts};
 use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::task::TaskLabels;
@@ -200,7 +200,8 @@ fn run_task(case: &str, kind: TaskKind) {
     for k in 0..fx.steps() {
         let targets = Targets { mlm_labels: None, nsp_labels: None, task: Some(labels(k)) };
         let lr = schedule.lr(k);
-        let st = block_on(opt.step(&mut bert.params, &bert.cfg, &fx.batch(k), &targets, lr, fx.m("max_grad_norm"), None)).unwrap();
+        let o = StepOpts { lr, max_norm: fx.m("max_grad_norm"), dropout_seed: None };
+        let st = block_on(opt.step(&mut bert.params, &bert.cfg, &fx.batch(k), &targets, o)).unwrap();
         assert_eq!(st.loss.task_loss, Some(st.loss.loss), "{case} step {k}: the loss is the task head's");
         assert!(st.loss.mlm_loss.is_none() && st.loss.nsp_loss.is_none(), "{case} step {k}: no pre-training loss");
         check_step(&fx, k, st.loss.loss, st.grad_norm, lr, &mut worst);

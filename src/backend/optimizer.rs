@@ -9,7 +9,7 @@ use crate::cpu::cross_entropy::{cross_entropy_forward_backward, IGNORE};
 use crate::error::{BertError, Result};
 #[cfg(feature = "gpu")]
 use crate::gpu::{train::GpuOptimizer, GpuContext};
-use crate::model::adamw::{clip_grad_norm, AdamW, AdamWConfig};
+use crate::model::adamw::{clip_grad_norm, AdamW, AdamWConfig, StepOpts};
 use crate::model::backward::{backward, Grads, LossOutput, Targets};
 use crate::model::forward::{forward, Batch, ForwardOptions, ForwardTrace, MlmRows};
 use crate::model::task::{task_accuracy, task_loss, TaskLabels};
@@ -99,19 +99,17 @@ impl Optimizer {
         !matches!(self.state, State::Cpu { .. })
     }
 
-    /// One step with learning rate `lr`: forward (dropout when `dropout_seed` is set), backward,
-    /// clipping to `max_norm`, AdamW. On a non-finite loss or gradient nothing is updated.
-    #[allow(clippy::too_many_arguments)]
+    /// One step with `o`'s learning rate: forward (dropout when its seed is set), backward,
+    /// clipping to its `max_norm`, AdamW. On a non-finite loss or gradient nothing is updated.
     pub async fn step(
         &mut self,
         params: &mut BertParams<f32>,
         cfg: &BertConfig,
         batch: &Batch,
         targets: &Targets,
-        lr: f64,
-        max_norm: f64,
-        dropout_seed: Option<u64>,
+        o: StepOpts,
     ) -> Result<StepStats> {
+        let StepOpts { lr, max_norm, dropout_seed } = o;
         match &mut self.state {
             State::Cpu { opt, grads } => {
                 // a head that reads only [CLS]: the last layer past its attention runs for those rows only
@@ -133,7 +131,7 @@ impl Optimizer {
             }
             #[cfg(feature = "gpu")]
             State::Gpu { ctx, opt, synced } => {
-                let st = opt.train_step(ctx, batch, targets, lr, &self.adam, max_norm, dropout_seed).await?;
+                let st = opt.train_step(ctx, batch, targets, &self.adam, o).await?;
                 *synced = false;
                 let l = st.loss;
                 let loss = LossOutput { loss: l.loss, mlm_loss: l.mlm_loss, nsp_loss: l.nsp_loss, task_loss: l.task_loss };

@@ -5,7 +5,7 @@
 //! cross-attention block goes back through `cross.rs`, which sums the encoder states' gradient.
 
 use super::attend::{attend_backward, AttnSaved};
-use super::cross::record_cross_backward;
+use super::cross::{record_cross_backward, CrossBlock};
 use super::kernels::attention::{AttnDims, AttnDropout};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::elementwise::{act_backward, dropout, Act};
@@ -18,7 +18,7 @@ use super::model::GpuModel;
 use super::recorder::{Recorder, View};
 use super::sites::site_seed;
 use super::slots::Slot;
-use super::task::record_task_backward;
+use super::task::{record_task_backward, HeadGrads};
 use super::trace::GpuTrace;
 use crate::error::{BertError, Result};
 use crate::model::backward::Targets;
@@ -75,8 +75,8 @@ pub fn record_backward(
             _ => None,
         };
         let site = drop(1 + 3 * cfg.num_hidden_layers, head_dropout(cfg, tt.kind));
-        let head = (*lin, w(lin.weight), g(lin.weight), g(lin.bias));
-        reads.task = Some(record_task_backward(rec, tt, labels, head, pooler, site, (b, t, h), View::whole(&dx))?);
+        let hg = HeadGrads { head: (*lin, w(lin.weight), g(lin.weight), g(lin.bias)), pooler };
+        reads.task = Some(record_task_backward(rec, tt, labels, hg, site, (b, t, h), View::whole(&dx))?);
     }
 
     if let (Some(labels), Some(mh)) = (&targets.mlm_labels, &ps.mlm) {
@@ -220,8 +220,8 @@ pub fn record_backward(
         bias_grad(rec, View::whole(&d_ffn_pre), n, inter, g(ls.intermediate.bias))?;
         let d_attn_ln_out = match (&ls.cross, &lt.cross, &tr.encoder, &d_enc) {
             (Some(cs), Some(ct), Some(enc), Some(de)) => {
-                let (x, de) = (View::whole(&lt.attn_ln_out), View::whole(de));
-                record_cross_backward(rec, m, cs, ct, enc, x, View::whole(&d_ffn_in), grads, de, (b, t, l), tr.dropout_seed)?
+                let cb = CrossBlock { m, cs, enc, dims: (b, t, l), seed: tr.dropout_seed };
+                record_cross_backward(rec, &cb, (ct, View::whole(&lt.attn_ln_out)), View::whole(&d_ffn_in), grads, View::whole(de))?
             }
             _ => d_ffn_in,
         };

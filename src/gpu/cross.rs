@@ -32,17 +32,19 @@ fn dims(m: &GpuModel, b: usize, t: usize, s: usize) -> AttnDims {
     AttnDims { b, t, nh, hd: m.cfg.hidden_size / nh, tk: s, causal: false }
 }
 
-/// Records layer `l`'s cross block on `x` (N, H), the self-attention block's output.
-#[allow(clippy::too_many_arguments)]
-pub fn record_cross_forward(
-    rec: &mut Recorder<'_>,
-    m: &GpuModel,
-    cs: &CrossSlots,
-    enc: &GpuEncoder,
-    x: View<'_>,
-    (b, t, l): (usize, usize, usize),
-    seed: Option<u32>,
-) -> Result<GpuCrossTrace> {
+/// Layer `l`'s cross block in a batch of `b` x `t` decoder tokens: its model, weights, the encoder
+/// states it reads and the dropout seed (None: off).
+pub struct CrossBlock<'a> {
+    pub m: &'a GpuModel,
+    pub cs: &'a CrossSlots,
+    pub enc: &'a GpuEncoder,
+    pub dims: (usize, usize, usize),
+    pub seed: Option<u32>,
+}
+
+/// Records the cross block `cb` on `x` (N, H), the self-attention block's output.
+pub fn record_cross_forward(rec: &mut Recorder<'_>, cb: &CrossBlock<'_>, x: View<'_>) -> Result<GpuCrossTrace> {
+    let CrossBlock { m, cs, enc, dims: (b, t, l), seed } = *cb;
     let ctx = rec.ctx();
     let (h, nh, s) = (m.cfg.hidden_size, m.cfg.num_attention_heads, enc.s);
     let (n, ns) = (b * t, b * s);
@@ -84,23 +86,18 @@ pub fn record_cross_forward(
     Ok(GpuCrossTrace { q, k, v, scores, probs, pw, weighted, head, context, dense, res, ln_mean, ln_rstd, ln_out })
 }
 
-/// The backward of layer `l`'s cross block: from `d_out` (N, H), the gradient of its output, to the
-/// gradient of `x` (returned), adding the parameters' gradients into `grads` and the encoder
-/// states' gradient (B*S, H) into `d_enc`.
-#[allow(clippy::too_many_arguments)]
+/// The backward of the cross block `cb` (its forward's trace `ct` on `x`): from `d_out` (N, H),
+/// the gradient of its output, to the gradient of `x` (returned), adding the parameters' gradients
+/// into `grads` and the encoder states' gradient (B*S, H) into `d_enc`.
 pub fn record_cross_backward(
     rec: &mut Recorder<'_>,
-    m: &GpuModel,
-    cs: &CrossSlots,
-    ct: &GpuCrossTrace,
-    enc: &GpuEncoder,
-    x: View<'_>,
+    cb: &CrossBlock<'_>,
+    (ct, x): (&GpuCrossTrace, View<'_>),
     d_out: View<'_>,
     grads: &wgpu::Buffer,
     d_enc: View<'_>,
-    (b, t, l): (usize, usize, usize),
-    seed: Option<u32>,
 ) -> Result<wgpu::Buffer> {
+    let CrossBlock { m, cs, enc, dims: (b, t, l), seed } = *cb;
     let ctx = rec.ctx();
     let (h, s) = (m.cfg.hidden_size, enc.s);
     let (n, ns) = (b * t, b * s);

@@ -4,7 +4,7 @@
 
 use super::attend::{attend, AttnOut};
 use super::context::GpuContext;
-use super::cross::{record_cross_forward, GpuEncoder};
+use super::cross::{record_cross_forward, CrossBlock, GpuEncoder};
 use super::kernels::attention::{is_weighted, AttnDims, AttnDropout, Multiplier};
 use super::kernels::elementwise::{act_forward, dropout, Act};
 use super::kernels::embedding::{embed_sum, gather};
@@ -257,7 +257,10 @@ fn record_layer(
         f.norm(rec, View::whole(&attn_dense), Some((input, View::whole(&attn_res))), ls.attn_ln, n, names)?;
     // a decoder layer: attention on the encoder, between the self-attention and the FFN
     let cross = match (&ls.cross, encoder) {
-        (Some(cs), Some(enc)) => Some(record_cross_forward(rec, f.m, cs, enc, View::whole(&attn_ln_out), (f.b, f.t, l), f.seed)?),
+        (Some(cs), Some(enc)) => {
+            let cb = CrossBlock { m: f.m, cs, enc, dims: (f.b, f.t, l), seed: f.seed };
+            Some(record_cross_forward(rec, &cb, View::whole(&attn_ln_out))?)
+        }
         _ => None,
     };
     let ffn_in = View::whole(cross.as_ref().map_or(&attn_ln_out, |c| &c.ln_out));

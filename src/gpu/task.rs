@@ -62,21 +62,27 @@ impl TaskReads {
     }
 }
 
+/// A task head's weights and where their gradients go, and the pooler's for a head on [CLS].
+pub struct HeadGrads<'a> {
+    /// (slots, weight, d weight, d bias)
+    pub head: (LinearSlots, View<'a>, View<'a>, View<'a>),
+    /// (weight, d weight, d bias, the pooler's trace)
+    pub pooler: Option<(View<'a>, View<'a>, View<'a>, &'a GpuPoolTrace)>,
+}
+
 /// Records the head's loss and backward; the gradient of the last hidden state is added into `dx`
 /// (N, H): at the [CLS] rows through the pooler for a sequence classifier, everywhere otherwise.
-#[allow(clippy::too_many_arguments)]
 pub fn record_task_backward(
     rec: &mut Recorder<'_>,
     tt: &GpuTaskTrace,
     labels: &TaskLabels,
-    head: (LinearSlots, View<'_>, View<'_>, View<'_>), // (slots, weight, d weight, d bias)
-    pooler: Option<(View<'_>, View<'_>, View<'_>, &GpuPoolTrace)>, // (weight, d weight, d bias, trace)
+    hg: HeadGrads<'_>,
     drop: Option<(u32, f32)>,
     (b, t, h): (usize, usize, usize),
     dx: View<'_>,
 ) -> Result<TaskReads> {
     let ctx = rec.ctx();
-    let (slots, w, dw, db) = head;
+    let HeadGrads { head: (slots, w, dw, db), pooler } = hg;
     let outs = slots.bias.len;
     let rows = tt.rows;
     let logits = View::whole(&tt.logits);

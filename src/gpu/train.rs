@@ -6,7 +6,7 @@
 use super::backward::{record_backward, GpuLoss};
 use super::context::GpuContext;
 use super::forward::record_forward;
-use super::kernels::adamw::{adamw, AdamWStep};
+use super::kernels::adamw::{adamw, AdamWStep, Moments};
 use super::kernels::cross_entropy::cross_entropy;
 use super::kernels::reduce::{sumsq, SUMSQ_SCRATCH};
 use super::model::GpuModel;
@@ -14,7 +14,7 @@ use super::recorder::View;
 use crate::config::BertConfig;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::Result;
-use crate::model::adamw::AdamWConfig;
+use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::model::backward::Targets;
 use crate::model::forward::{Batch, ForwardOptions, MlmRows};
 use crate::model::BertParams;
@@ -51,19 +51,17 @@ impl GpuOptimizer {
         })
     }
 
-    /// One optimiser step with learning rate `lr`. Errors (and leaves the weights as they were)
-    /// when the loss or gradient norm is not finite.
-    #[allow(clippy::too_many_arguments)]
+    /// One optimiser step with `o`'s learning rate, clip and dropout seed. Errors (and leaves the
+    /// weights as they were) when the loss or gradient norm is not finite.
     pub async fn train_step(
         &mut self,
         ctx: &GpuContext,
         batch: &Batch,
         targets: &Targets,
-        lr: f64,
         adam: &AdamWConfig,
-        max_norm: f64,
-        dropout_seed: Option<u64>,
+        o: StepOpts,
     ) -> Result<GpuStep> {
+        let StepOpts { lr, max_norm, dropout_seed } = o;
         let mut rec = ctx.recorder();
         rec.clear(View::whole(&self.grads));
         let opts = targets.forward_options(dropout_seed);
@@ -87,7 +85,8 @@ impl GpuOptimizer {
             while off < hi {
                 let len = (hi - off).min(max_elems);
                 let r = |b| range(b, off, len);
-                adamw(&mut rec, r(&self.model.params), r(&self.grads), r(&self.m), r(&self.v), View::whole(&self.sq), decay, &s)?;
+                let x = Moments { params: r(&self.model.params), grads: r(&self.grads), m: r(&self.m), v: r(&self.v) };
+                adamw(&mut rec, x, View::whole(&self.sq), decay, &s)?;
                 off += len;
             }
         }

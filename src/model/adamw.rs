@@ -5,6 +5,15 @@ use crate::cpu::real::Real;
 use crate::model::BertParams;
 use ndarray::{ArrayViewD, ArrayViewMutD, Zip};
 
+/// One optimiser step's settings beyond its batch: the learning rate, the gradient-norm clip and
+/// dropout's seed (None: dropout off).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepOpts {
+    pub lr: f64,
+    pub max_norm: f64,
+    pub dropout_seed: Option<u64>,
+}
+
 #[derive(Clone, Debug)]
 pub struct AdamWConfig {
     pub beta1: f64,

@@ -5,7 +5,7 @@
 use crate::backend::{Backend, EvalStats, Optimizer};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
-use crate::model::adamw::AdamWConfig;
+use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::rng::Rng;
 use crate::train::schedule::LinearSchedule;
 use crate::train::task_metrics::{answers, score, Answer, TaskMetrics};
@@ -132,7 +132,8 @@ impl FineTuner {
         let lr = self.schedule.lr(self.step);
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
         self.last_batch = idx.clone();
-        let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, &batch, &targets, lr, self.opts.max_grad_norm, seed).await?;
+        let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
+        let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, &batch, &targets, o).await?;
         self.step += 1;
         Ok(FineTuneLog {
             step: self.step,

@@ -6,7 +6,7 @@ use crate::backend::{Backend, EvalStats, Optimizer};
 use crate::bundle::Bert;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
-use crate::model::adamw::AdamWConfig;
+use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::model::backward::Targets;
 use crate::model::forward::Batch;
 use crate::rng::Rng;
@@ -253,7 +253,8 @@ impl Trainer {
     pub async fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
         let lr = self.schedule.lr(self.step);
         let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
-        let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, batch, targets, lr, self.opts.max_grad_norm, seed).await?;
+        let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
+        let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, batch, targets, o).await?;
         self.step += 1;
         Ok(StepLog {
             step: self.step,

@@ -35,17 +35,20 @@ pub struct AdamWStep {
     pub max_norm: f64,
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn adamw(
-    rec: &mut Recorder<'_>,
-    params: View<'_>,
-    grads: View<'_>,
-    m: View<'_>,
-    v: View<'_>,
-    clip: View<'_>,
-    decay: bool,
-    s: &AdamWStep,
-) -> Result<()> {
+/// One range of the flat parameters and the same range of their gradients and AdamW's two moments
+/// (written in place: parameters, m, v).
+#[derive(Clone, Copy)]
+pub struct Moments<'a> {
+    pub params: View<'a>,
+    pub grads: View<'a>,
+    pub m: View<'a>,
+    pub v: View<'a>,
+}
+
+/// Records one AdamW update of `x`, clipped by the squared gradient norm in `clip`; weight decay
+/// where `decay`.
+pub fn adamw(rec: &mut Recorder<'_>, x: Moments<'_>, clip: View<'_>, decay: bool, s: &AdamWStep) -> Result<()> {
+    let Moments { params, grads, m, v } = x;
     let n = params.len;
     let bc1 = 1.0 - s.beta1.powi(s.step as i32);
     let bc2 = 1.0 - s.beta2.powi(s.step as i32);
