@@ -475,8 +475,8 @@ fn attributions_on_the_gpu_follow_the_cpu() {
         let bert = Bert::from_dir(Path::new(dir)).unwrap();
         gpu.forget_weights();
         for (method, steps) in [(Method::Grad, 1), (Method::GradXInput, 1), (Method::Ig, 8)] {
-            let c = block_on(attribute(&mut Backend::cpu(), &bert, (0, 0), text, pair, target, method, steps)).unwrap();
-            let g = block_on(attribute(&mut gpu, &bert, (0, 0), text, pair, target, method, steps)).unwrap();
+            let c = block_on(attribute(&mut Backend::cpu(), &bert, (0, 0), (text, pair), target, method, steps)).unwrap();
+            let g = block_on(attribute(&mut gpu, &bert, (0, 0), (text, pair), target, method, steps)).unwrap();
             let scale = c.scores.iter().fold(1e-6f32, |m, v| m.max(v.abs()));
             let d = c.scores.iter().zip(&g.scores).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
             assert!(d <= 1e-3 * scale, "{dir} {target} {method:?}: GPU {:?} vs CPU {:?}", g.scores, c.scores);

@@ -96,7 +96,6 @@ pub fn attention_forward<T: Real>(
 }
 
 /// dctx (B*T, H) -> (dq (B*T, H), dk (B*TK, H), dv (B*TK, H)).
-#[allow(clippy::too_many_arguments)]
 pub fn attention_backward<T: Real>(
     dctx: ArrayView2<T>,
     q: ArrayView2<T>,

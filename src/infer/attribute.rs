@@ -287,15 +287,14 @@ async fn grads_at(
     Ok(out)
 }
 
-/// The attribution of `target` for `text` (and `pair`) by `method`; `steps` integrated-gradient
-/// points (at least 1); the gradients on `backend` (f on the CPU path), whose GPU knows `bert`'s
-/// weights as `key`.
+/// The attribution of `target` for the input `(text, pair)` by `method`; `steps`
+/// integrated-gradient points (at least 1); the gradients on `backend` (f on the CPU path), whose
+/// GPU knows `bert`'s weights as `key`.
 pub async fn attribute(
     backend: &mut Backend,
     bert: &Bert,
     key: WeightsKey,
-    text: &str,
-    pair: Option<&str>,
+    (text, pair): (&str, Option<&str>),
     target: &str,
     method: Method,
     steps: usize,

@@ -292,7 +292,7 @@ fn run(cli: Cli) -> Result<()> {
             let method = infer::attribute::Method::parse(&method)?;
             let mut b = backend(device, "attributing")?;
             let r =
-                block_on(infer::attribute::attribute(&mut b, &bert, (0, 0), &input.text, input.pair.as_deref(), &target, method, steps))?;
+                block_on(infer::attribute::attribute(&mut b, &bert, (0, 0), (&input.text, input.pair.as_deref()), &target, method, steps))?;
             println!("{}", serde_json::to_string(&r)?);
         }
         Cmd::Inspect { input, target, device, out } => {
