@@ -34,6 +34,31 @@ pub fn phase_status(phase: &Phase, idle: &str, running: &str) -> (String, &'stat
     }
 }
 
+/// The text a run learns from, pasted or uploaded: a text box (`testid`, `label`, `placeholder`), a
+/// file picker (`accept`) and `count` (words or lines) beside it, after `before` (a task's choice);
+/// each new text goes to `on_text`.
+pub fn own_text(
+    text: &str,
+    (testid, label, placeholder): (&'static str, &'static str, String),
+    accept: &'static str,
+    count: String,
+    locked: bool,
+    before: Html,
+    on_text: Callback<String>,
+) -> Html {
+    let oninput = on_text.reform(|e: InputEvent| e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value());
+    html! {
+        <div class="custom-corpus">
+            { before }
+            <textarea rows="5" {placeholder} value={text.to_string()} disabled={locked} {oninput} data-testid={testid} aria-label={label} />
+            <div class="row">
+                <input type="file" {accept} disabled={locked} onchange={on_file_text(on_text)} aria-label={format!("upload {label}")} />
+                <span class="muted">{ count }</span>
+            </div>
+        </div>
+    }
+}
+
 /// A file input's change: the picked file's text goes to `on_text`.
 pub fn on_file_text(on_text: Callback<String>) -> Callback<Event> {
     Callback::from(move |e: Event| {

@@ -2,14 +2,14 @@
 //! and after training the saved files and the switch that puts the trained model into the
 //! explainer.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::panel_parts::{downloads, number_field, own_text};
 use crate::components::run_controls::{RunControls, RunText};
 use crate::explain::chart::duration;
 use crate::explain::training::TrainMode;
 use crate::run_state::{Control, Phase};
 use crate::train_state::{Corpus, Field, TrainAction, TrainView, CORPORA};
 use std::rc::Rc;
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 static TEXT: RunText = RunText {
@@ -34,24 +34,15 @@ pub struct Props {
     pub model: AttrValue,
 }
 
-fn number(
-    label: &'static str,
-    testid: &'static str,
-    value: String,
-    hint: &'static str,
-    locked: bool,
-    to: fn(String) -> Field,
-    cb: &Callback<TrainAction>,
-) -> Html {
-    number_field(label, testid, value, hint, locked, cb.reform(move |v| TrainAction::Edit(to(v))))
-}
-
 #[component]
 pub fn TrainPanel(p: &Props) -> Html {
     let v = &p.view;
     let s = &v.form.setup;
     let locked = v.run.locked();
     let act = p.on_action.clone();
+    let number = |label: &'static str, testid: &'static str, value: String, hint: &'static str, to: fn(String) -> Field| {
+        number_field(label, testid, value, hint, locked, act.reform(move |v| TrainAction::Edit(to(v))))
+    };
     let mode = |m: TrainMode, label: &str| {
         let act = act.clone();
         html! {
@@ -73,29 +64,18 @@ pub fn TrainPanel(p: &Props) -> Html {
             act.emit(TrainAction::Edit(Field::Corpus(if val == "custom" { Corpus::Custom } else { Corpus::Bundled(val) })));
         })
     };
-    let on_paste = {
-        let act = act.clone();
-        Callback::from(move |e: InputEvent| {
-            act.emit(TrainAction::Edit(Field::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
-        })
-    };
-    let on_file = on_file_text(act.reform(|t| TrainAction::Edit(Field::Custom(t))));
     let on_probe = {
         let act = act.clone();
         Callback::from(move |e: Event| act.emit(TrainAction::Edit(Field::Probe(e.target_unchecked_into::<HtmlInputElement>().value()))))
     };
     let custom = (v.form.corpus == Corpus::Custom).then(|| {
-        let words = v.form.custom.split_whitespace().count();
-        html! {
-            <div class="custom-corpus">
-                <textarea rows="5" placeholder="Paste plain text here: one sentence a line, documents separated by a blank line."
-                    value={(*v.form.custom).clone()} disabled={locked} oninput={on_paste} data-testid="train-corpus-text" />
-                <div class="row">
-                    <input type="file" accept=".txt,text/plain" disabled={locked} onchange={on_file} aria-label="upload a text file" />
-                    <span class="muted">{ format!("{words} words") }</span>
-                </div>
-            </div>
-        }
+        let box_ = (
+            "train-corpus-text",
+            "your own text",
+            "Paste plain text here: one sentence a line, documents separated by a blank line.".into(),
+        );
+        let words = format!("{} words", v.form.custom.split_whitespace().count());
+        own_text(&v.form.custom, box_, ".txt,text/plain", words, locked, html! {}, act.reform(|t| TrainAction::Edit(Field::Custom(t))))
     });
 
     let eta = match (&v.run.phase, v.eta_secs()) {
@@ -132,12 +112,12 @@ pub fn TrainPanel(p: &Props) -> Html {
                 </fieldset>
                 <fieldset class="numbers" disabled={locked}>
                     <legend>{ "Settings" }</legend>
-                    { number("batch", "train-batch", s.batch.to_string(), "sequences per step", locked, Field::Batch, &act) }
-                    { number("seq len", "train-seq", s.seq.to_string(), "tokens per sequence (at most 128 from scratch)", locked, Field::Seq, &act) }
-                    { number("learning rate", "train-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup", locked, Field::Lr, &act) }
-                    { number("steps", "train-steps", s.steps.to_string(), "optimiser steps", locked, Field::Steps, &act) }
-                    { number("seed", "train-seed", s.seed.to_string(), "initialisation, data order, masking and dropout", locked, Field::Seed, &act) }
-                    { number("frame every", "train-every", s.snap_every.to_string(), "a filmstrip frame every N steps", locked, Field::SnapEvery, &act) }
+                    { number("batch", "train-batch", s.batch.to_string(), "sequences per step", Field::Batch) }
+                    { number("seq len", "train-seq", s.seq.to_string(), "tokens per sequence (at most 128 from scratch)", Field::Seq) }
+                    { number("learning rate", "train-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup", Field::Lr) }
+                    { number("steps", "train-steps", s.steps.to_string(), "optimiser steps", Field::Steps) }
+                    { number("seed", "train-seed", s.seed.to_string(), "initialisation, data order, masking and dropout", Field::Seed) }
+                    { number("frame every", "train-every", s.snap_every.to_string(), "a filmstrip frame every N steps", Field::SnapEvery) }
                     <label class="field probe">
                         <span>{ "probe sentence (filmstrip)" }</span>
                         <input type="text" value={s.probe.clone()} disabled={locked} onchange={on_probe} data-testid="train-probe" />

@@ -2,13 +2,13 @@
 //! the settings, the run's controls and what the run trains (a new
 //! encoder-decoder, on the CPU path); Save, and the saved folder's download links.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::panel_parts::{downloads, number_field, own_text};
 use crate::components::run_controls::{RunControls, RunText};
 use crate::explain::translate::DATASETS;
 use crate::run_state::Control;
 use crate::translate_state::{TranslateAction, TranslateField, TranslateView};
 use std::rc::Rc;
-use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 static TEXT: RunText = RunText {
@@ -41,20 +41,24 @@ pub fn TranslatePanel(p: &Props) -> Html {
     let on_dataset =
         act.reform(|e: Event| TranslateAction::Edit(TranslateField::Dataset(e.target_unchecked_into::<HtmlSelectElement>().value())));
     let custom = (v.form.dataset == "custom").then(|| {
-        let lines = v.form.custom.lines().filter(|l| !l.trim().is_empty()).count();
-        let on_paste = act.reform(|e: InputEvent| TranslateAction::Edit(TranslateField::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())));
-        let on_file = on_file_text(act.reform(|t| TranslateAction::Edit(TranslateField::Custom(t))));
-        html! {
-            <div class="custom-corpus">
-                <textarea rows="5" value={(*v.form.custom).clone()} disabled={locked} oninput={on_paste} data-testid="translate-data-text"
-                    aria-label="your own pairs, one JSON object a line"
-                    placeholder={r#"One pair a line: {"source": "the red ball", "target": "la pelota roja"}"#} />
-                <div class="row">
-                    <input type="file" accept=".jsonl,.json,.txt" disabled={locked} onchange={on_file} aria-label="upload a JSONL file of pairs" />
-                    <span class="muted">{ format!("{lines} lines; every tenth is held out for the exact match") }</span>
-                </div>
-            </div>
-        }
+        let count = format!(
+            "{} lines; every tenth is held out for the exact match",
+            v.form.custom.lines().filter(|l| !l.trim().is_empty()).count()
+        );
+        let box_ = (
+            "translate-data-text",
+            "your own pairs, one JSON object a line",
+            r#"One pair a line: {"source": "the red ball", "target": "la pelota roja"}"#.into(),
+        );
+        own_text(
+            &v.form.custom,
+            box_,
+            ".jsonl,.json,.txt",
+            count,
+            locked,
+            html! {},
+            act.reform(|t| TranslateAction::Edit(TranslateField::Custom(t))),
+        )
     });
     let info = v.info.as_ref().map(|i| {
         html! {

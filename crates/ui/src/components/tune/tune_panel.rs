@@ -2,14 +2,14 @@
 //! loaded model, the model pre-trained in the train tab, random weights), the comparison with
 //! random weights, the settings, the run's controls, and after fine-tuning the saved files and the switch that puts the fine-tuned model into the explainer.
 
-use crate::components::panel_parts::{downloads, number_field, on_file_text};
+use crate::components::panel_parts::{downloads, number_field, own_text};
 use crate::components::run_controls::{RunControls, RunText};
 use crate::config::TaskKind;
 use crate::explain::finetune::{TuneStart, DATASETS};
 use crate::run_state::Control;
 use crate::tune_state::{TuneAction, TuneField, TuneView};
 use std::rc::Rc;
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 static TEXT: RunText = RunText {
@@ -36,17 +36,6 @@ pub struct Props {
     pub model: AttrValue,
 }
 
-fn number(
-    label: &'static str,
-    testid: &'static str,
-    value: String,
-    hint: &'static str,
-    to: fn(String) -> TuneField,
-    cb: &Callback<TuneAction>,
-) -> Html {
-    number_field(label, testid, value, hint, false, cb.reform(move |v| TuneAction::Edit(to(v))))
-}
-
 /// The JSON-lines format of each task, for the paste box.
 fn format_hint(task: TaskKind) -> &'static str {
     match task {
@@ -66,6 +55,9 @@ pub fn TunePanel(p: &Props) -> Html {
     let s = &v.form.setup;
     let (r, locked) = (&v.run, v.run.locked());
     let act = p.on_action.clone();
+    let number = |label: &'static str, testid: &'static str, value: String, hint: &'static str, to: fn(String) -> TuneField| {
+        number_field(label, testid, value, hint, false, act.reform(move |v| TuneAction::Edit(to(v))))
+    };
     let edit = |f: fn(String) -> TuneField| {
         let act = act.clone();
         Callback::from(move |e: Event| act.emit(TuneAction::Edit(f(e.target_unchecked_into::<HtmlSelectElement>().value()))))
@@ -91,13 +83,6 @@ pub fn TunePanel(p: &Props) -> Html {
             act.emit(TuneAction::Edit(TuneField::Task(t)))
         })
     };
-    let on_paste = {
-        let act = act.clone();
-        Callback::from(move |e: InputEvent| {
-            act.emit(TuneAction::Edit(TuneField::Custom(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
-        })
-    };
-    let on_file = on_file_text(act.reform(|t| TuneAction::Edit(TuneField::Custom(t))));
     let on_compare = {
         let act = act.clone();
         Callback::from(move |e: Event| {
@@ -111,22 +96,18 @@ pub fn TunePanel(p: &Props) -> Html {
             TaskKind::TokenClassification => "tag",
             TaskKind::QuestionAnswering => "answer",
         };
-        html! {
-            <div class="custom-corpus">
-                <label class="field"><span>{ "task" }</span>
-                    <select onchange={on_task} disabled={locked} data-testid="tune-task" aria-label="task">
-                        <option value="classify" selected={task_key == "classify"}>{ "Classify sentences" }</option>
-                        <option value="tag" selected={task_key == "tag"}>{ "Tag every word" }</option>
-                        <option value="answer" selected={task_key == "answer"}>{ "Answer questions (span in a context)" }</option>
-                    </select>
-                </label>
-                <textarea rows="5" placeholder={format_hint(s.task)} value={(*v.form.custom).clone()} disabled={locked} oninput={on_paste} data-testid="tune-data-text" />
-                <div class="row">
-                    <input type="file" accept=".jsonl,.json,.txt" disabled={locked} onchange={on_file} aria-label="upload a JSONL file" />
-                    <span class="muted">{ format!("{lines} lines; every tenth is held out for the scores") }</span>
-                </div>
-            </div>
-        }
+        let task = html! {
+            <label class="field"><span>{ "task" }</span>
+                <select onchange={on_task} disabled={locked} data-testid="tune-task" aria-label="task">
+                    <option value="classify" selected={task_key == "classify"}>{ "Classify sentences" }</option>
+                    <option value="tag" selected={task_key == "tag"}>{ "Tag every word" }</option>
+                    <option value="answer" selected={task_key == "answer"}>{ "Answer questions (span in a context)" }</option>
+                </select>
+            </label>
+        };
+        let count = format!("{lines} lines; every tenth is held out for the scores");
+        let box_ = ("tune-data-text", "your own examples, one JSON object a line", format_hint(s.task).into());
+        own_text(&v.form.custom, box_, ".jsonl,.json,.txt", count, locked, task, act.reform(|t| TuneAction::Edit(TuneField::Custom(t))))
     });
     let info = v.info.as_ref().map(|i| {
         html! {
@@ -162,10 +143,10 @@ pub fn TunePanel(p: &Props) -> Html {
                 </fieldset>
                 <fieldset class="numbers" disabled={locked}>
                     <legend>{ "Settings" }</legend>
-                    { number("steps", "tune-steps", s.steps.to_string(), "optimiser steps", TuneField::Steps, &act) }
-                    { number("batch", "tune-batch", s.batch.to_string(), "examples per step", TuneField::Batch, &act) }
-                    { number("learning rate", "tune-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup, then linear decay", TuneField::Lr, &act) }
-                    { number("seed", "tune-seed", s.seed.to_string(), "the head's initialisation, data order and dropout", TuneField::Seed, &act) }
+                    { number("steps", "tune-steps", s.steps.to_string(), "optimiser steps", TuneField::Steps) }
+                    { number("batch", "tune-batch", s.batch.to_string(), "examples per step", TuneField::Batch) }
+                    { number("learning rate", "tune-lr", format!("{}", s.lr), "peak learning rate (AdamW), after 10% warmup, then linear decay", TuneField::Lr) }
+                    { number("seed", "tune-seed", s.seed.to_string(), "the head's initialisation, data order and dropout", TuneField::Seed) }
                 </fieldset>
             </div>
             <RunControls run={r.clone()} text={&TEXT} planned={s.steps} {rate} on_control={p.on_control.clone()} />
