@@ -23,29 +23,63 @@ type Event<J> = JobEvent<<J as Job>::Ready, <J as Job>::Point, <J as Job>::Show>
 pub(super) struct Runner<J: Job> {
     pub job: Option<J>,
     pub running: bool,
-    /// Points since the last progress message; that window's start and compute milliseconds.
+    /// Points since the last progress message.
     pending: Vec<J::Point>,
-    window_t0: f64,
-    window_ms: f64,
-    /// (end time, units) of the steps of the last couple of seconds: the throughput shown.
-    recent: VecDeque<(f64, usize)>,
-    last_shown: f64,
+    meter: Meter,
     /// The blob URLs of the last save (revoked at the next, and at Reset).
     links: Vec<Link>,
 }
 
 impl<J: Job> Default for Runner<J> {
     fn default() -> Self {
-        Runner {
-            job: None,
-            running: false,
-            pending: vec![],
-            window_t0: 0.0,
-            window_ms: 0.0,
-            recent: VecDeque::new(),
-            last_shown: 0.0,
-            links: vec![],
+        Runner { job: None, running: false, pending: vec![], meter: Meter::default(), links: vec![] }
+    }
+}
+
+/// A run's clock (the same for every kind, so not generic): the progress window's start and
+/// compute milliseconds, the (end time, units) of the last couple of seconds' steps, and when
+/// the run last showed what it shows.
+#[derive(Default)]
+struct Meter {
+    window_t0: f64,
+    window_ms: f64,
+    recent: VecDeque<(f64, usize)>,
+    last_shown: f64,
+}
+
+impl Meter {
+    /// A step that began at `s0` took `units` (tokens, examples, pairs).
+    fn stepped(&mut self, s0: f64, units: usize) {
+        let now = now_ms();
+        self.window_ms += now - s0;
+        self.recent.push_back((now, units));
+        while self.recent.len() > 2 && now - self.recent[0].0 > RATE_MS {
+            self.recent.pop_front();
         }
+    }
+
+    /// The window's throughput (units a second) and milliseconds a step over its `steps`, and the
+    /// worker's memory; a new window starts (and, stopped, the rate's history goes).
+    fn window(&mut self, steps: usize, running: bool) -> (f64, f64, u64) {
+        let now = now_ms();
+        let rate = match (self.recent.front(), self.recent.back()) {
+            (Some(a), Some(b)) if b.0 - a.0 > 200.0 => {
+                self.recent.iter().skip(1).map(|r| r.1).sum::<usize>() as f64 / ((b.0 - a.0) / 1000.0)
+            }
+            // a step or two: its units over the window
+            _ => self.recent.iter().map(|r| r.1).sum::<usize>() as f64 / ((now - self.window_t0) / 1000.0).max(1e-9),
+        };
+        let (per_s, ms) = if steps == 0 { (0.0, 0.0) } else { (rate, self.window_ms / steps as f64) };
+        (self.window_t0, self.window_ms) = (now, 0.0);
+        if !running {
+            self.recent.clear();
+        }
+        let memory = wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length() as u64;
+        (per_s, ms, memory)
     }
 }
 
@@ -93,12 +127,12 @@ impl<J: Job> Runner<J> {
             }
             (JobCmd::Start(_), Some(_)) => {
                 self.running = true;
-                self.window_t0 = now_ms();
+                self.meter.window_t0 = now_ms();
                 self.progress()
             }
             (JobCmd::Step(_), Some(_)) => {
                 self.running = false;
-                self.window_t0 = now_ms();
+                self.meter.window_t0 = now_ms();
                 if !self.steps(scope, 0.0).await || !self.show(false, scope).await {
                     return false;
                 }
@@ -137,10 +171,10 @@ impl<J: Job> Runner<J> {
             return false;
         }
         let now = now_ms();
-        if (now - self.last_shown >= SHOWN_MS || !self.running) && !self.show(false, scope).await {
+        if (now - self.meter.last_shown >= SHOWN_MS || !self.running) && !self.show(false, scope).await {
             return false;
         }
-        if now - self.window_t0 >= PROGRESS_MS || !self.running {
+        if now - self.meter.window_t0 >= PROGRESS_MS || !self.running {
             let p = self.progress();
             return send::<J>(scope, p).await;
         }
@@ -161,12 +195,7 @@ impl<J: Job> Runner<J> {
             let shown = match job.step().await {
                 Ok((p, units, shown)) => {
                     self.pending.push(p);
-                    let now = now_ms();
-                    self.window_ms += now - s0;
-                    self.recent.push_back((now, units));
-                    while self.recent.len() > 2 && now - self.recent[0].0 > RATE_MS {
-                        self.recent.pop_front();
-                    }
+                    self.meter.stepped(s0, units);
                     shown
                 }
                 Err(e) => {
@@ -191,7 +220,7 @@ impl<J: Job> Runner<J> {
     /// What the run shows now (the current batch; at step 0, `first`), if anything.
     async fn show(&mut self, first: bool, scope: &mut Scope) -> bool {
         let Some(job) = self.job.as_mut() else { return true };
-        self.last_shown = now_ms();
+        self.meter.last_shown = now_ms();
         match job.shown(first).await {
             Ok(None) => true,
             Ok(Some(v)) => send::<J>(scope, JobEvent::Show(v)).await,
@@ -201,27 +230,9 @@ impl<J: Job> Runner<J> {
 
     /// The points since the last progress message, and the throughput over that window.
     fn progress(&mut self) -> Event<J> {
-        let now = now_ms();
         let points = std::mem::take(&mut self.pending);
-        let rate = match (self.recent.front(), self.recent.back()) {
-            (Some(a), Some(b)) if b.0 - a.0 > 200.0 => {
-                self.recent.iter().skip(1).map(|r| r.1).sum::<usize>() as f64 / ((b.0 - a.0) / 1000.0)
-            }
-            // a step or two: its units over the window
-            _ => self.recent.iter().map(|r| r.1).sum::<usize>() as f64 / ((now - self.window_t0) / 1000.0).max(1e-9),
-        };
-        let (per_s, ms_per_step) = if points.is_empty() { (0.0, 0.0) } else { (rate, self.window_ms / points.len() as f64) };
-        self.window_t0 = now;
-        self.window_ms = 0.0;
-        if !self.running {
-            self.recent.clear();
-        }
+        let (per_s, ms_per_step, memory) = self.meter.window(points.len(), self.running);
         let (step, total) = self.job.as_ref().map(|j| j.steps()).unwrap_or((0, 0));
-        let memory = wasm_bindgen::memory()
-            .unchecked_into::<js_sys::WebAssembly::Memory>()
-            .buffer()
-            .unchecked_into::<js_sys::ArrayBuffer>()
-            .byte_length() as u64;
         JobEvent::Progress(Progress { points, step, total, running: self.running, per_s, ms_per_step, memory })
     }
 }
