@@ -1,4 +1,4 @@
-//! The Translate tab's run (`worker::translate_session`) as the page drives it: numbers to words
+//! The Translate tab's run (`app::jobs::translate`) as the page drives it: numbers to words
 //! from scratch until the held-out exact match is high, then "4 5 7" decoded step by step (greedy,
 //! seeded sampling, beam search with its tree), each step's attention in the shapes the page draws
 //! (the causal mask exactly 0 above the diagonal, -inf before the softmax; cross-attention target

@@ -1,4 +1,4 @@
-//! Fine-tuning as the page runs it (`worker::tune_session`): from the shipped model with the
+//! Fine-tuning as the page runs it (`app::jobs::finetune`): from the shipped model with the
 //! random-weights run beside it, held-out scores that add up (the confusion matrix counts every
 //! held-out review; its diagonal is the accuracy), the batch with the model's answers, a sentence
 //! before and after; per-tag scores for a tagger, exact match and F1 for a span finder; bad data
