@@ -376,7 +376,7 @@ fn the_backend_runs_forward_gradients_and_training_the_same_on_cpu_and_gpu() {
     block_on(on_gpu.use_backend(&gpu)).unwrap();
     assert!(on_gpu.on_gpu() && !on_cpu.on_gpu());
     for _ in 0..4 {
-        let (a, b) = (block_on(on_cpu.step()).unwrap(), block_on(on_gpu.step()).unwrap());
+        let (a, b) = (block_on(on_cpu.step()).unwrap().point, block_on(on_gpu.step()).unwrap().point);
         assert!((a.loss - b.loss).abs() < 2e-3 * a.loss.abs().max(1.0), "step {}: loss {} (cpu) vs {} (gpu)", a.step, a.loss, b.loss);
     }
     let (ea, eb) = (block_on(on_cpu.evaluate()).unwrap(), block_on(on_gpu.evaluate()).unwrap());

@@ -162,7 +162,7 @@ fn fine_tuning_starts_from_the_bundled_model_and_compares_a_sentence() {
     };
     let (mut run, ready, _) = block_on(TuneSession::prepare(&setup, &mut host)).unwrap();
     assert_eq!(host.fetched, ["http://h/s/train.jsonl", "http://h/s/test.jsonl", "http://h/models/bert-tiny/"]);
-    assert_eq!((ready.train_examples, ready.eval_examples, ready.scores.step), (200, 40, 0));
+    assert_eq!((ready.train, ready.held_out, ready.scores.step), (200, 40, 0));
     let e = block_on(TuneSession::ask(None, ProbeAsk { text: "great".into(), pair: None }, &|| 0.0)).err().unwrap();
     assert!(e.to_string().contains("Start a run first"));
     let (points, shown) = run_out(&mut run);
@@ -186,7 +186,7 @@ fn translation_decodes_to_the_end_a_slice_at_a_time() {
     let mut host = FakeHost::default();
     let (mut run, ready, device) = block_on(TranslateSession::prepare(&setup, &mut host)).unwrap();
     assert!(host.fetched.is_empty(), "pasted pairs fetch nothing");
-    assert_eq!((ready.train_pairs, ready.eval_pairs, device.as_str()), (270, 30, "CPU (wasm)"));
+    assert_eq!((ready.train, ready.held_out, device.as_str()), (270, 30, "CPU (wasm)"));
     let ask = |action| DecodeAsk { req: DecodeRequest { source: "4 5 7".into(), method: Method::Greedy }, action };
     let none = block_on(TranslateSession::ask(None, ask(DecodeAction::Step), &|| 0.0)).unwrap();
     assert!(matches!(none, Some(TranslateShow::DecodeFailed(m)) if m.contains("Train a model first")));

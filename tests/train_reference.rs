@@ -164,7 +164,7 @@ fn run(case: &str) {
     for k in 0..fx.steps() {
         let targets = Targets { mlm_labels: Some(step_of(&labels, k)), nsp_labels: nsp.as_ref().map(|n| step_of(n, k)), task: None };
         let log = block_on(t.step_on(&fx.batch(k), &targets)).unwrap();
-        check_step(&fx, k, log.loss, log.grad_norm as f64, log.lr, &mut worst);
+        check_step(&fx, k, log.point.loss, log.grad_norm as f64, log.point.lr, &mut worst);
     }
     check_finals(&fx, &t.bert, &mut worst);
 }

@@ -29,7 +29,7 @@ fn loss_falls_and_runs_reproduce() {
     let text = corpus();
     let mut t = Trainer::new(scratch(&text, 1), &text, opts(80)).unwrap();
     let before = block_on(t.evaluate()).unwrap();
-    let losses: Vec<f32> = (0..80).map(|_| block_on(t.step()).unwrap().mlm_loss.unwrap()).collect();
+    let losses: Vec<f32> = (0..80).map(|_| block_on(t.step()).unwrap().point.mlm_loss.unwrap()).collect();
     let first: f32 = losses[..10].iter().sum::<f32>() / 10.0;
     let last: f32 = losses[70..].iter().sum::<f32>() / 10.0;
     assert!(last < first - 0.5, "mean MLM loss {first} -> {last}");
@@ -41,7 +41,7 @@ fn loss_falls_and_runs_reproduce() {
     assert!(t.last_batch.iter().all(|m| m.masked.labels.iter().any(|&l| l >= 0)));
 
     let mut u = Trainer::new(scratch(&text, 1), &text, opts(80)).unwrap();
-    let again: Vec<f32> = (0..5).map(|_| block_on(u.step()).unwrap().mlm_loss.unwrap()).collect();
+    let again: Vec<f32> = (0..5).map(|_| block_on(u.step()).unwrap().point.mlm_loss.unwrap()).collect();
     assert_eq!(again, losses[..5]);
 }
 

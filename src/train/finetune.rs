@@ -9,7 +9,7 @@ use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::rng::Rng;
 use crate::train::schedule::LinearSchedule;
 use crate::train::task_metrics::{answers, score, Answer, TaskMetrics};
-use serde::Serialize;
+use bertscope_view::explain::finetune::TunePoint;
 
 pub use super::task_data::{collate, features, labels_in, Feature, FeatureLabel};
 
@@ -58,17 +58,6 @@ impl Default for FineTuneOptions {
             dropout: true,
         }
     }
-}
-
-/// One logged step.
-#[derive(Clone, Debug, Serialize)]
-pub struct FineTuneLog {
-    pub step: usize,
-    pub loss: f32,
-    /// Right by arg-max in this batch (classes, tags, spans); 0 for a regression head.
-    pub acc: f32,
-    pub lr: f64,
-    pub tokens: usize,
 }
 
 pub struct FineTuner {
@@ -124,8 +113,9 @@ impl FineTuner {
         out
     }
 
-    /// One optimiser step on the next shuffled batch.
-    pub async fn step(&mut self) -> Result<FineTuneLog> {
+    /// One optimiser step on the next shuffled batch: the point the page's charts plot (its
+    /// held-out fields left for an evaluation to fill; `acc` 0 for a regression head).
+    pub async fn step(&mut self) -> Result<TunePoint> {
         let idx = self.next_batch();
         let items: Vec<&Feature> = idx.iter().map(|&i| &self.train[i]).collect();
         let (batch, targets) = collate(&items, self.bert.tokenizer.pad_id);
@@ -135,12 +125,14 @@ impl FineTuner {
         let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
         let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, &batch, &targets, o).await?;
         self.step += 1;
-        Ok(FineTuneLog {
+        Ok(TunePoint {
             step: self.step,
             loss: st.loss.loss,
             acc: if st.labelled > 0 { st.hits as f32 / st.labelled as f32 } else { 0.0 },
             lr,
             tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
+            eval_loss: None,
+            eval_acc: None,
         })
     }
 

@@ -14,7 +14,8 @@ use crate::seq2seq::forward::{loss_and_grads, Seq2SeqBatch};
 use crate::seq2seq::generate::greedy;
 use crate::seq2seq::{Seq2Seq, Seq2SeqConfig, Seq2SeqParams};
 use crate::tokenize::BertTokenizer;
-use serde::{Deserialize, Serialize};
+use bertscope_view::explain::translate::TranslatePoint;
+use serde::Deserialize;
 
 /// One source sentence and its translation.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -87,16 +88,6 @@ pub struct Seq2SeqOptions {
     pub seed: u64,
 }
 
-/// What one step did.
-#[derive(Clone, Debug, Serialize)]
-pub struct StepLog {
-    pub step: usize,
-    pub loss: f32,
-    /// Target tokens (eos included) the model's most probable token got right, teacher-forced.
-    pub acc: f32,
-    pub lr: f64,
-}
-
 pub struct Seq2SeqTrainer {
     pub model: Seq2Seq,
     /// (source ids with [CLS] and [SEP], target ids without special tokens)
@@ -128,8 +119,10 @@ impl Seq2SeqTrainer {
         self.step
     }
 
-    /// One AdamW step on a random batch.
-    pub fn step(&mut self) -> Result<StepLog> {
+    /// One AdamW step on a random batch: the point the page's charts plot (`acc`: target tokens,
+    /// eos included, whose most probable token was right, teacher-forced; the held-out exact
+    /// match left for an evaluation to fill).
+    pub fn step(&mut self) -> Result<TranslatePoint> {
         let picks: Vec<usize> = (0..self.opts.batch).map(|_| self.rng.below(self.examples.len())).collect();
         let chosen: Vec<&(Vec<u32>, Vec<u32>)> = picks.iter().map(|&i| &self.examples[i]).collect();
         let (batch, labels) = make_batch(&self.model, &chosen);
@@ -143,7 +136,7 @@ impl Seq2SeqTrainer {
         self.step += 1;
         let p = &mut self.model.params;
         adamw_step(&AdamWConfig::default(), self.step as u64, p.tensors_mut(), g.tensors(), self.m.tensors_mut(), self.v.tensors_mut(), lr);
-        Ok(StepLog { step: self.step, loss, acc: out.correct as f32 / out.labelled.max(1) as f32, lr })
+        Ok(TranslatePoint { step: self.step, loss, acc: out.correct as f32 / out.labelled.max(1) as f32, lr, exact_match: None })
     }
 
     /// Held-out exact match: greedy decoding of each source against its target (whitespace-normalised).

@@ -14,6 +14,7 @@ use crate::train::corpus::Corpus;
 use crate::train::examples::{make_examples, Example, ExampleConfig, TokenizedCorpus};
 use crate::train::masking::{mask_sequence, MaskedSeq, MaskingConfig};
 use crate::train::schedule::LinearSchedule;
+use bertscope_view::explain::training::LogPoint;
 use serde::Serialize;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -58,17 +59,12 @@ impl Default for TrainOptions {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// What one step did: the point the page's charts plot (its held-out fields left for an
+/// evaluation to fill) and the gradient's norm before clipping.
+#[derive(Clone, Debug)]
 pub struct StepLog {
-    pub step: usize,
-    pub loss: f32,
-    pub mlm_loss: Option<f32>,
-    pub nsp_loss: Option<f32>,
-    pub mlm_acc: f32,
-    pub lr: f64,
+    pub point: LogPoint,
     pub grad_norm: f32,
-    /// Non-padding tokens in the batch.
-    pub tokens: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -256,16 +252,18 @@ impl Trainer {
         let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
         let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, batch, targets, o).await?;
         self.step += 1;
-        Ok(StepLog {
+        let point = LogPoint {
             step: self.step,
             loss: st.loss.loss,
             mlm_loss: st.loss.mlm_loss,
             nsp_loss: st.loss.nsp_loss,
             mlm_acc: if st.labelled > 0 { st.hits as f32 / st.labelled as f32 } else { 0.0 },
             lr,
-            grad_norm: st.grad_norm as f32,
             tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
-        })
+            eval_loss: None,
+            eval_acc: None,
+        };
+        Ok(StepLog { point, grad_norm: st.grad_norm as f32 })
     }
 
     /// Trains on `backend` from now on (from the current weights; AdamW's moments start afresh).

@@ -206,8 +206,8 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Tune(TuneEvent::Ready {
             ready: Box::new(TuneReady {
                 info: crate::explain::snapshot::model_info(&qa),
-                train_examples: 2,
-                eval_examples: 2,
+                train: 2,
+                held_out: 2,
                 scores: tune_scores.clone(),
             }),
             setup_ms: 12.0,
@@ -231,8 +231,8 @@ fn every_message_survives_the_workers_codec() {
         FromEngine::Translate(TranslateEvent::Ready {
             ready: Box::new(TranslateReady {
                 info: tr.info(),
-                train_pairs: tr.train_pairs(),
-                eval_pairs: tr.eval_pairs(),
+                train: tr.train_pairs(),
+                held_out: tr.eval_pairs(),
                 scores: tr_scores.clone(),
             }),
             setup_ms: 40.0,

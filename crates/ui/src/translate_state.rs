@@ -210,7 +210,7 @@ impl JobView for TranslateView {
         match o {
             Own::Ready(r) => {
                 *self = TranslateView { form: self.form.clone(), run: self.run.clone(), ..TranslateView::default() };
-                (self.info, self.train_pairs, self.eval_pairs) = (Some(r.info), r.train_pairs, r.eval_pairs);
+                (self.info, self.train_pairs, self.eval_pairs) = (Some(r.info), r.train, r.held_out);
                 Rc::make_mut(&mut self.exact).push(0.0, r.scores.exact_match as f64);
                 self.scores = Some(Rc::new(r.scores));
             }

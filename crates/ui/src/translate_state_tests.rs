@@ -5,7 +5,7 @@ use crate::protocol::Progress;
 
 fn ready() -> TranslateEvent {
     let scores = TranslateScores { step: 0, exact_match: 0.0, pairs: 30, held_out: true, examples: vec![] };
-    let ready = TranslateReady { info: Seq2SeqInfo::default(), train_pairs: 900, eval_pairs: 30, scores };
+    let ready = TranslateReady { info: Seq2SeqInfo::default(), train: 900, held_out: 30, scores };
     TranslateEvent::Ready { ready: Box::new(ready), setup_ms: 12.0, device: "CPU (wasm)".into() }
 }
 

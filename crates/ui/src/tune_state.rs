@@ -168,7 +168,7 @@ impl JobView for TuneView {
         match o {
             Own::Ready(r) => {
                 *self = TuneView { form: self.form.clone(), run: self.run.clone(), ..TuneView::default() };
-                (self.info, self.train_examples, self.eval_examples) = (Some(r.info), r.train_examples, r.eval_examples);
+                (self.info, self.train_examples, self.eval_examples) = (Some(r.info), r.train, r.held_out);
                 self.comparing = r.scores.random.is_some();
                 Rc::make_mut(&mut self.eval_acc).push(0.0, r.scores.main.accuracy as f64);
                 if let Some(m) = &r.scores.random {
@@ -225,8 +225,8 @@ mod tests {
         TuneEvent::Ready {
             ready: Box::new(TuneReady {
                 info: ModelInfo::default(),
-                train_examples: 90,
-                eval_examples: 10,
+                train: 90,
+                held_out: 10,
                 scores: TuneScores { step: 0, main: metrics(0.5), random: random.then(|| metrics(0.4)) },
             }),
             setup_ms: 5.0,

@@ -52,6 +52,16 @@ pub enum JobEvent<R, P, V> {
     Reset,
 }
 
+/// A run that learns from examples (fine-tuning, translation) is set up: its model (`I`: its
+/// info), how many examples it trains on and holds out, and the held-out scores before any step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReady<I, S> {
+    pub info: I,
+    pub train: usize,
+    pub held_out: usize,
+    pub scores: S,
+}
+
 /// The steps since the last progress message, and the throughput over that window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress<P> {

@@ -8,7 +8,7 @@ use crate::explain::snapshot::MaskPredictions;
 use crate::explain::training::{Frame, LogPoint, MaskingView, TrainSetup};
 use crate::explain::translate::{Seq2SeqInfo, TranslatePoint, TranslateScores, TranslateSetup};
 use crate::explain::{ModelInfo, Request, Snapshot};
-pub use crate::job::{JobCmd, JobEvent, Link, Progress};
+pub use crate::job::{JobCmd, JobEvent, Link, Progress, RunReady};
 use serde::{Deserialize, Serialize};
 
 /// Page -> worker.
@@ -233,14 +233,8 @@ pub enum TrainShow {
 /// Worker -> fine-tune tab.
 pub type TuneEvent = JobEvent<TuneReady, TuneStep, TuneShow>;
 
-/// A fine-tuning run is set up: its model (with the head), the examples, the scores before any step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TuneReady {
-    pub info: ModelInfo,
-    pub train_examples: usize,
-    pub eval_examples: usize,
-    pub scores: TuneScores,
-}
+/// A fine-tuning run is set up.
+pub type TuneReady = RunReady<ModelInfo, TuneScores>;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TuneShow {
@@ -254,14 +248,8 @@ pub enum TuneShow {
 /// Worker -> Translate tab.
 pub type TranslateEvent = JobEvent<TranslateReady, TranslatePoint, TranslateShow>;
 
-/// A translation run is set up: its model, the pairs, the held-out score before any step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TranslateReady {
-    pub info: Seq2SeqInfo,
-    pub train_pairs: usize,
-    pub eval_pairs: usize,
-    pub scores: TranslateScores,
-}
+/// A translation run is set up (its examples: pairs).
+pub type TranslateReady = RunReady<Seq2SeqInfo, TranslateScores>;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TranslateShow {

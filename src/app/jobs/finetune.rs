@@ -9,7 +9,7 @@ use crate::bundle::{Bert, ModelFiles};
 use crate::config::TaskKind;
 use crate::error::{BertError, Result};
 use crate::explain::finetune::TuneData;
-use crate::explain::finetune::{TuneBatch, TuneExample, TunePoint, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep};
+use crate::explain::finetune::{TuneBatch, TuneExample, TuneProbe, TuneScores, TuneSetup, TuneStart, TuneStep};
 use crate::explain::snapshot::{build, ModelInfo, Request};
 use crate::train::finetune::{features, head_for, Feature, FeatureLabel, FineTuneOptions, FineTuner};
 use crate::train::task_metrics::Answer;
@@ -103,18 +103,9 @@ impl TuneSession {
         if self.finished() {
             return Err(BertError::Input(format!("the run is complete ({} steps): reset to fine-tune again", self.setup.steps)));
         }
-        let point = |l: crate::train::finetune::FineTuneLog| TunePoint {
-            step: l.step,
-            loss: l.loss,
-            acc: l.acc,
-            lr: l.lr,
-            tokens: l.tokens,
-            eval_loss: None,
-            eval_acc: None,
-        };
-        let mut main = point(self.main.step().await?);
+        let mut main = self.main.step().await?;
         let mut random = match self.random.as_mut() {
-            Some(r) => Some(point(r.step().await?)),
+            Some(r) => Some(r.step().await?),
             None => None,
         };
         let scores = if self.eval_due() { Some(self.score().await?) } else { None };
@@ -265,7 +256,7 @@ impl Job for TuneSession {
         };
         let run = made.map_err(message)?;
         let scores = run.score().await.map_err(message)?;
-        let ready = TuneReady { info: run.info(), train_examples: run.train_examples(), eval_examples: run.eval_examples(), scores };
+        let ready = TuneReady { info: run.info(), train: run.train_examples(), held_out: run.eval_examples(), scores };
         Ok((run, ready, device))
     }
 

@@ -160,19 +160,8 @@ impl Job for TrainSession {
         if self.finished() {
             return Err(BertError::Input(format!("the run is complete ({} steps): reset to train again", self.setup.steps)));
         }
-        let log = self.trainer.step().await?;
-        let mut p = LogPoint {
-            step: log.step,
-            loss: log.loss,
-            mlm_loss: log.mlm_loss,
-            nsp_loss: log.nsp_loss,
-            mlm_acc: log.mlm_acc,
-            lr: log.lr,
-            tokens: log.tokens,
-            eval_loss: None,
-            eval_acc: None,
-        };
-        if log.step.is_multiple_of(self.setup.eval_every) || self.finished() {
+        let mut p = self.trainer.step().await?.point;
+        if p.step.is_multiple_of(self.setup.eval_every) || self.finished() {
             let e = self.trainer.evaluate().await?;
             (p.eval_loss, p.eval_acc) = (Some(e.loss), Some(e.mlm_acc));
         }
@@ -181,7 +170,8 @@ impl Job for TrainSession {
             self.sync().await;
             frame = self.frame().ok().map(|f| TrainShow::Frame(Box::new(f)));
         }
-        Ok((p, log.tokens, frame))
+        let tokens = p.tokens;
+        Ok((p, tokens, frame))
     }
 
     /// At step 0 the probe's frame; then the masking view of the last batch.

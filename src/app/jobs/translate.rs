@@ -102,8 +102,7 @@ impl TranslateSession {
         if self.finished() {
             return Err(BertError::Input(format!("the run is complete ({} steps): reset to train again", self.setup.steps)));
         }
-        let l = self.trainer.step()?;
-        let mut point = TranslatePoint { step: l.step, loss: l.loss, acc: l.acc, lr: l.lr, exact_match: None };
+        let mut point = self.trainer.step()?;
         let scores = if self.eval_due() { Some(self.score()?) } else { None };
         point.exact_match = scores.as_ref().map(|s| s.exact_match);
         Ok((point, scores))
@@ -187,7 +186,7 @@ impl Job for TranslateSession {
         host.preparing("learning a WordPiece vocabulary from both sides of the pairs, making the model…").await;
         let run = TranslateSession::new(&train, test.as_deref(), setup).map_err(message)?;
         let scores = run.score().map_err(message)?;
-        let ready = TranslateReady { info: run.info(), train_pairs: run.train_pairs(), eval_pairs: run.eval_pairs(), scores };
+        let ready = TranslateReady { info: run.info(), train: run.train_pairs(), held_out: run.eval_pairs(), scores };
         Ok((run, ready, "CPU (wasm)".into()))
     }
 

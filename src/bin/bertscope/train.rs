@@ -149,7 +149,7 @@ pub(crate) fn train(a: TrainArgs) -> Result<()> {
         let stepped = block_on(t.step());
         t.seconds += started.elapsed().as_secs_f64();
         let log = match stepped {
-            Ok(l) => l,
+            Ok(l) => l.point,
             Err(e) => {
                 block_on(t.sync())?;
                 t.bert.save_dir(&a.run.out)?;
