@@ -9,7 +9,7 @@ use bertscope::config::{BertConfig, Heads};
 use bertscope::gpu::kernels::matmul::{matmul, Kernel, Operand, Shape};
 use bertscope::gpu::train::GpuOptimizer;
 use bertscope::gpu::{GpuContext, View};
-use bertscope::model::adamw::AdamWConfig;
+use bertscope::model::adamw::{AdamWConfig, StepOpts};
 use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::BertParams;
@@ -91,7 +91,8 @@ fn main() {
         let before = ctx.counters();
         let s = time(reps, || {
             k += 1;
-            pollster::block_on(opt.train_step(ctx, &batch, &targets, 1e-4, &adam, 1.0, Some(k))).unwrap();
+            pollster::block_on(opt.train_step(ctx, &batch, &targets, &adam, StepOpts { lr: 1e-4, max_norm: 1.0, dropout_seed: Some(k) }))
+                .unwrap();
         });
         let after = ctx.counters();
         let steps = (after.submits - before.submits) as f64;

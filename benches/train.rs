@@ -13,6 +13,7 @@ use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::BertParams;
 use bertscope::rng::Rng;
+use bertscope::train::options::RunOptions;
 use bertscope::train::trainer::{TrainOptions, Trainer};
 use std::time::Instant;
 
@@ -35,8 +36,11 @@ fn main() {
     let tok = bertscope::tokenize::BertTokenizer::from_vocab_txt(&vocab, true, 512).unwrap();
     let mut bert = bertscope::bundle::Bert::from_scratch(cfg.clone(), tok, Heads::MASKED_LM, 0).unwrap();
     bert.params = BertParams::init(&cfg, Heads::MASKED_LM, 0);
-    let opts =
-        TrainOptions { steps: 1000, batch: b, seq: t, lr: 1e-4, dropout: !minilm, freeze_word_embeddings: minilm, ..Default::default() };
+    let opts = TrainOptions {
+        run: RunOptions { steps: 1000, batch: b, seq: t, lr: 1e-4, dropout: !minilm, ..Default::default() },
+        freeze_word_embeddings: minilm,
+        ..Default::default()
+    };
     let mut tr = Trainer::bare(bert, opts).unwrap();
     let mut rng = Rng::new(1);
     let ids: Vec<usize> = (0..b * t).map(|_| 1000 + rng.below(20000)).collect();

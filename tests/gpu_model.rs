@@ -347,6 +347,7 @@ fn forward_blocking(
 #[test]
 fn the_backend_runs_forward_gradients_and_training_the_same_on_cpu_and_gpu() {
     use bertscope::backend::{block_on, Backend};
+    use bertscope::train::options::RunOptions;
     use bertscope::train::trainer::{TrainOptions, Trainer};
     let bert = Bert::from_dir(Path::new("www/models/bert-tiny-base")).unwrap();
     let mut cpu = Backend::cpu();
@@ -370,7 +371,8 @@ fn the_backend_runs_forward_gradients_and_training_the_same_on_cpu_and_gpu() {
     }
     // the trainer through either backend: the same steps, the same losses within tolerance
     let corpus = std::fs::read_to_string("www/corpora/simple.txt").unwrap();
-    let opts = TrainOptions { steps: 4, batch: 4, seq: 32, lr: 1e-3, dropout: false, eval_sequences: 8, ..Default::default() };
+    let run = RunOptions { steps: 4, batch: 4, seq: 32, lr: 1e-3, dropout: false, ..Default::default() };
+    let opts = TrainOptions { run, eval_sequences: 8, ..Default::default() };
     let mut on_cpu = Trainer::new(bert.clone(), &corpus, opts.clone()).unwrap();
     let mut on_gpu = Trainer::new(bert.clone(), &corpus, opts).unwrap();
     block_on(on_gpu.use_backend(&gpu)).unwrap();

@@ -25,6 +25,7 @@ use bertscope::model::backward::Targets;
 use bertscope::model::forward::Batch;
 use bertscope::model::task::TaskLabels;
 use bertscope::tensorfile::{parse, read_f32, read_i64};
+use bertscope::train::options::RunOptions;
 use bertscope::train::schedule::LinearSchedule;
 use bertscope::train::trainer::{TrainOptions, Trainer};
 use ndarray::{ArrayD, Axis};
@@ -146,7 +147,7 @@ fn check_finals(fx: &Fixture, bert: &Bert, worst: &mut Worst) {
 fn run(case: &str) {
     let bytes = std::fs::read(root().join(format!("tests/fixtures/ref/{case}.safetensors"))).unwrap();
     let fx = Fixture::load(case, &bytes);
-    let opts = TrainOptions {
+    let run = RunOptions {
         steps: fx.steps(),
         lr: fx.m("lr"),
         warmup: Some(fx.m("warmup") as usize),
@@ -157,6 +158,7 @@ fn run(case: &str) {
         seq: 8,
         ..Default::default()
     };
+    let opts = TrainOptions { run, ..Default::default() };
     let mut t = Trainer::bare(fx.bert(), opts).unwrap();
     let labels = fx.i("labels");
     let nsp = fx.has("next_sentence_label").then(|| fx.i("next_sentence_label"));

@@ -5,6 +5,7 @@ use bertscope::backend::{block_on, Backend};
 use bertscope::bundle::Bert;
 use bertscope::config::{BertConfig, Heads};
 use bertscope::tokenize::BertTokenizer;
+use bertscope::train::options::RunOptions;
 use bertscope::train::trainer::{TrainOptions, Trainer};
 use std::path::PathBuf;
 
@@ -21,7 +22,10 @@ fn scratch(text: &str, seed: u64) -> Bert {
 }
 
 fn opts(steps: usize) -> TrainOptions {
-    TrainOptions { steps, batch: 8, seq: 32, lr: 3e-3, seed: 11, warmup: Some(5), ..Default::default() }
+    TrainOptions {
+        run: RunOptions { steps, batch: 8, seq: 32, lr: 3e-3, seed: 11, warmup: Some(5), ..Default::default() },
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -79,9 +83,9 @@ fn a_trained_model_saves_and_reloads() {
 fn bad_options_are_refused() {
     let text = corpus();
     for (o, want) in [
-        (TrainOptions { lr: 5.0, ..opts(5) }, "learning rate"),
-        (TrainOptions { seq: 4, ..opts(5) }, "seq"),
-        (TrainOptions { seq: 4096, ..opts(5) }, "max_position_embeddings"),
+        (TrainOptions { run: RunOptions { lr: 5.0, ..opts(5).run }, ..opts(5) }, "learning rate"),
+        (TrainOptions { run: RunOptions { seq: 4, ..opts(5).run }, ..opts(5) }, "seq"),
+        (TrainOptions { run: RunOptions { seq: 4096, ..opts(5).run }, ..opts(5) }, "max_position_embeddings"),
     ] {
         let err = Trainer::new(scratch(&text, 4), &text, o).err().unwrap().to_string();
         assert!(err.contains(want), "{err}");

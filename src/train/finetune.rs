@@ -5,8 +5,8 @@
 use crate::backend::{Backend, EvalStats, Optimizer};
 use crate::bundle::Bert;
 use crate::error::{BertError, Result};
-use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::rng::Rng;
+use crate::train::options::RunOptions;
 use crate::train::schedule::LinearSchedule;
 use crate::train::task_metrics::{answers, score, Answer, TaskMetrics};
 use bertscope_view::explain::finetune::TunePoint;
@@ -28,37 +28,8 @@ pub fn head_for(start: &Bert, kind: crate::config::TaskKind, file: &str, text: &
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct FineTuneOptions {
-    pub steps: usize,
-    pub batch: usize,
-    pub seq: usize,
-    pub lr: f64,
-    /// Warmup steps (None: 10% of `steps`).
-    pub warmup: Option<usize>,
-    pub seed: u64,
-    pub weight_decay: f64,
-    pub max_grad_norm: f64,
-    pub dropout: bool,
-}
-
-impl Default for FineTuneOptions {
-    /// BERT's fine-tuning recipe, scaled to a small model: batch 32, lr 1e-4 (the paper's 2e-5 to
-    /// 5e-5 is for BERT-base), 10% warmup.
-    fn default() -> Self {
-        FineTuneOptions {
-            steps: 500,
-            batch: 32,
-            seq: 64,
-            lr: 1e-4,
-            warmup: None,
-            seed: 0,
-            weight_decay: 0.01,
-            max_grad_norm: 1.0,
-            dropout: true,
-        }
-    }
-}
+/// Fine-tuning is set by a run's options alone.
+pub type FineTuneOptions = RunOptions;
 
 pub struct FineTuner {
     pub bert: Bert,
@@ -77,21 +48,15 @@ pub struct FineTuner {
 impl FineTuner {
     /// Fine-tunes `bert` (which must have its task head) on `train`.
     pub fn new(bert: Bert, train: Vec<Feature>, opts: FineTuneOptions, backend: &Backend) -> Result<Self> {
-        if opts.batch == 0 || opts.steps == 0 || opts.seq < 4 {
-            return Err(BertError::Input("steps and batch must be positive and seq at least 4".into()));
-        }
-        if !(opts.lr.is_finite() && opts.lr > 0.0 && opts.lr < 1.0) {
-            return Err(BertError::Input(format!("learning rate {} must be in (0, 1)", opts.lr)));
-        }
+        opts.check(4)?;
         if bert.params.task.is_none() {
             return Err(BertError::Input("the model has no task head to fine-tune".into()));
         }
         if train.is_empty() {
             return Err(BertError::Input("no training examples".into()));
         }
-        let warmup = opts.warmup.unwrap_or(opts.steps / 10);
-        let schedule = LinearSchedule { base_lr: opts.lr, warmup, total: opts.steps };
-        let opt = backend.optimizer(&bert.params, &bert.cfg, AdamWConfig { weight_decay: opts.weight_decay, ..Default::default() })?;
+        let schedule = opts.schedule();
+        let opt = backend.optimizer(&bert.params, &bert.cfg, opts.adam(false))?;
         let rng = Rng::new(opts.seed);
         Ok(FineTuner { bert, step: 0, schedule, opt, order: Vec::new(), cursor: 0, train, rng, opts, last_batch: Vec::new() })
     }
@@ -120,9 +85,8 @@ impl FineTuner {
         let items: Vec<&Feature> = idx.iter().map(|&i| &self.train[i]).collect();
         let (batch, targets) = collate(&items, self.bert.tokenizer.pad_id);
         let lr = self.schedule.lr(self.step);
-        let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
         self.last_batch = idx.clone();
-        let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
+        let o = self.opts.step_opts(self.step, lr);
         let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, &batch, &targets, o).await?;
         self.step += 1;
         Ok(TunePoint {

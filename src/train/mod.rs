@@ -5,6 +5,7 @@ pub mod corpus;
 pub mod examples;
 pub mod finetune;
 pub mod masking;
+pub mod options;
 pub mod schedule;
 pub mod seq2seq;
 pub mod task_data;

@@ -6,13 +6,13 @@ use crate::backend::{Backend, EvalStats, Optimizer};
 use crate::bundle::Bert;
 use crate::cpu::cross_entropy::IGNORE;
 use crate::error::{BertError, Result};
-use crate::model::adamw::{AdamWConfig, StepOpts};
 use crate::model::backward::Targets;
 use crate::model::forward::Batch;
 use crate::rng::Rng;
 use crate::train::corpus::Corpus;
 use crate::train::examples::{make_examples, Example, ExampleConfig, TokenizedCorpus};
 use crate::train::masking::{mask_sequence, MaskedSeq, MaskingConfig};
+use crate::train::options::RunOptions;
 use crate::train::schedule::LinearSchedule;
 use bertscope_view::explain::training::LogPoint;
 use serde::Serialize;
@@ -20,20 +20,13 @@ use serde::Serialize;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod resume;
 
+/// Pre-training's settings: a run's (`RunOptions`, flattened in the saved run state) and the
+/// masking, the held-out sequences and whether the word embeddings train.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TrainOptions {
-    pub steps: usize,
-    pub batch: usize,
-    pub seq: usize,
-    pub lr: f64,
-    /// Warmup steps (None: 10% of `steps`).
-    pub warmup: Option<usize>,
-    pub seed: u64,
-    pub weight_decay: f64,
-    pub max_grad_norm: f64,
+    #[serde(flatten)]
+    pub run: RunOptions,
     pub mask_prob: f64,
-    /// Dropout with the config's rates while training.
-    pub dropout: bool,
     /// Held-out sequences for evaluation (at most).
     pub eval_sequences: usize,
     /// Leave the word embeddings (and the decoder tied to them) as they are: the CPU path.
@@ -42,25 +35,10 @@ pub struct TrainOptions {
 
 impl Default for TrainOptions {
     fn default() -> Self {
-        TrainOptions {
-            steps: 1000,
-            batch: 32,
-            seq: 64,
-            lr: 1e-4,
-            warmup: None,
-            seed: 0,
-            weight_decay: 0.01,
-            max_grad_norm: 1.0,
-            mask_prob: 0.15,
-            dropout: true,
-            eval_sequences: 128,
-            freeze_word_embeddings: false,
-        }
+        TrainOptions { run: RunOptions::default(), mask_prob: 0.15, eval_sequences: 128, freeze_word_embeddings: false }
     }
 }
 
-/// What one step did: the point the page's charts plot (its held-out fields left for an
-/// evaluation to fill) and the gradient's norm before clipping.
 #[derive(Clone, Debug)]
 pub struct StepLog {
     pub point: LogPoint,
@@ -79,10 +57,6 @@ pub struct EvalLog {
 pub struct MaskedExample {
     pub example: Example,
     pub masked: MaskedSeq,
-}
-
-fn adam_config(o: &TrainOptions) -> AdamWConfig {
-    AdamWConfig { weight_decay: o.weight_decay, freeze_word_embeddings: o.freeze_word_embeddings, ..Default::default() }
 }
 
 /// Pads a batch to its longest sequence.
@@ -131,35 +105,29 @@ pub struct Trainer {
 impl Trainer {
     /// A trainer with no corpus: `step_on` trains on batches the caller makes.
     pub fn bare(bert: Bert, opts: TrainOptions) -> Result<Self> {
-        if opts.batch == 0 || opts.steps == 0 || opts.seq < 8 {
-            return Err(BertError::Input("steps and batch must be positive and seq at least 8".into()));
-        }
-        if !(opts.lr.is_finite() && opts.lr > 0.0 && opts.lr < 1.0) {
-            return Err(BertError::Input(format!("learning rate {} must be in (0, 1)", opts.lr)));
-        }
+        opts.run.check(8)?;
         if bert.params.mlm.is_none() {
             return Err(BertError::Input("the model has no MLM head to train".into()));
         }
-        if opts.seq > bert.cfg.max_tokens() {
+        if opts.run.seq > bert.cfg.max_tokens() {
             return Err(BertError::Input(format!(
                 "seq {} exceeds the model's {} positions (max_position_embeddings)",
-                opts.seq,
+                opts.run.seq,
                 bert.cfg.max_tokens()
             )));
         }
         let tok = &bert.tokenizer;
         let ex_cfg =
-            ExampleConfig { max_len: opts.seq, nsp: bert.params.nsp.is_some(), cls: tok.cls_id, sep: tok.sep_id, short_seq_prob: 0.1 };
+            ExampleConfig { max_len: opts.run.seq, nsp: bert.params.nsp.is_some(), cls: tok.cls_id, sep: tok.sep_id, short_seq_prob: 0.1 };
         let mask_cfg = MaskingConfig {
             prob: opts.mask_prob,
             mask_id: tok.mask_id,
             vocab_size: tok.vocab_size().min(bert.cfg.vocab_size),
             special_ids: tok.special_ids(),
         };
-        let warmup = opts.warmup.unwrap_or(opts.steps / 10);
-        let schedule = LinearSchedule { base_lr: opts.lr, warmup, total: opts.steps };
-        let opt = Backend::cpu().optimizer(&bert.params, &bert.cfg, adam_config(&opts))?;
-        let rng = Rng::new(opts.seed);
+        let schedule = opts.run.schedule();
+        let opt = Backend::cpu().optimizer(&bert.params, &bert.cfg, opts.run.adam(opts.freeze_word_embeddings))?;
+        let rng = Rng::new(opts.run.seed);
         Ok(Trainer {
             bert,
             step: 0,
@@ -188,7 +156,7 @@ impl Trainer {
         let (train, held) = corpus.split_held_out(10);
         t.data = TokenizedCorpus::new(&train, &t.bert.tokenizer)?;
         // Held-out sequences are masked once, with their own seed, so evaluations compare.
-        let mut hrng = Rng::new(t.opts.seed ^ 0xE7A1);
+        let mut hrng = Rng::new(t.opts.run.seed ^ 0xE7A1);
         let held_tc = TokenizedCorpus::new(&held, &t.bert.tokenizer)?;
         t.held_out = make_examples(&held_tc, &t.ex_cfg, &mut hrng)
             .into_iter()
@@ -209,8 +177,8 @@ impl Trainer {
 
     /// The next batch of masked sequences (a new shuffled pass over the corpus when one runs out).
     pub fn next_batch(&mut self) -> Vec<MaskedExample> {
-        let mut items = Vec::with_capacity(self.opts.batch);
-        while items.len() < self.opts.batch {
+        let mut items = Vec::with_capacity(self.opts.run.batch);
+        while items.len() < self.opts.run.batch {
             if self.queue.is_empty() {
                 self.queue = make_examples(&self.data, &self.ex_cfg, &mut self.rng);
                 // Fisher-Yates, then pop from the back
@@ -248,8 +216,7 @@ impl Trainer {
     /// One optimiser step on a given batch. On a non-finite loss or gradient nothing is updated.
     pub async fn step_on(&mut self, batch: &Batch, targets: &Targets) -> Result<StepLog> {
         let lr = self.schedule.lr(self.step);
-        let seed = self.opts.dropout.then(|| self.opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(self.step as u64));
-        let o = StepOpts { lr, max_norm: self.opts.max_grad_norm, dropout_seed: seed };
+        let o = self.opts.run.step_opts(self.step, lr);
         let st = self.opt.step(&mut self.bert.params, &self.bert.cfg, batch, targets, o).await?;
         self.step += 1;
         let point = LogPoint {
@@ -269,7 +236,7 @@ impl Trainer {
     /// Trains on `backend` from now on (from the current weights; AdamW's moments start afresh).
     pub async fn use_backend(&mut self, backend: &Backend) -> Result<()> {
         self.sync().await?;
-        self.opt = backend.optimizer(&self.bert.params, &self.bert.cfg, adam_config(&self.opts))?;
+        self.opt = backend.optimizer(&self.bert.params, &self.bert.cfg, self.opts.run.adam(self.opts.freeze_word_embeddings))?;
         Ok(())
     }
 
@@ -286,7 +253,7 @@ impl Trainer {
     /// Loss and masked-token accuracy on the held-out sequences (dropout off).
     pub async fn evaluate(&self) -> Result<EvalLog> {
         let mut total = EvalStats::default();
-        for chunk in self.held_out.chunks(self.opts.batch.max(1)) {
+        for chunk in self.held_out.chunks(self.opts.run.batch.max(1)) {
             let (batch, targets) = collate(chunk, self.bert.tokenizer.pad_id);
             let e = self.opt.evaluate(&self.bert.params, &self.bert.cfg, &batch, &targets).await?;
             total.loss_sum += e.loss_sum;

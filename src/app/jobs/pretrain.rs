@@ -15,6 +15,7 @@ use crate::model::forward::{forward, ForwardOptions, MlmRows};
 use crate::rng::Rng;
 use crate::tokenize::BertTokenizer;
 use crate::train::masking::{mask_sequence, MaskAction};
+use crate::train::options::RunOptions;
 use crate::train::trainer::{collate, MaskedExample, TrainOptions, Trainer};
 use bertscope_view::protocol::{FromEngine, Reroll, TrainEvent, TrainReady, TrainShow};
 
@@ -39,15 +40,9 @@ impl TrainSession {
             }
             TrainMode::Continue => base.ok_or_else(|| BertError::Input("no model is loaded to continue".into()))?.clone(),
         };
-        let opts = TrainOptions {
-            steps: setup.steps,
-            batch: setup.batch,
-            seq: setup.seq,
-            lr: setup.lr,
-            seed: setup.seed,
-            eval_sequences: 64,
-            ..Default::default()
-        };
+        let run =
+            RunOptions { steps: setup.steps, batch: setup.batch, seq: setup.seq, lr: setup.lr, seed: setup.seed, ..Default::default() };
+        let opts = TrainOptions { run, eval_sequences: 64, ..Default::default() };
         let trainer = Trainer::new(bert, corpus, opts)?;
         let probe = Request { seq: 0, text: setup.probe.clone(), top_k: 5, ..Default::default() };
         Ok(TrainSession { trainer, setup: setup.clone(), probe })

@@ -83,6 +83,7 @@ pub(crate) fn t_len(text: &str) -> usize {
 }
 
 pub(crate) fn train(a: TrainArgs) -> Result<()> {
+    use bertscope::train::options::RunOptions;
     use bertscope::train::trainer::{TrainOptions, Trainer};
     let text = std::fs::read_to_string(&a.corpus).with_context(|| format!("cannot read {}", a.corpus.display()))?;
     let seq2seq_init = match &a.init {
@@ -114,7 +115,7 @@ pub(crate) fn train(a: TrainArgs) -> Result<()> {
         }
         _ => bail!("give --init DIR (continue a model) or --config PRESET (from scratch)"),
     };
-    let opts = TrainOptions {
+    let run = RunOptions {
         steps: a.steps,
         batch: a.run.batch,
         seq: a.run.seq,
@@ -122,10 +123,9 @@ pub(crate) fn train(a: TrainArgs) -> Result<()> {
         warmup: a.warmup,
         seed: a.run.seed,
         dropout: !a.no_dropout,
-        mask_prob: a.mask_prob,
-        freeze_word_embeddings: a.freeze_word_embeddings,
         ..Default::default()
     };
+    let opts = TrainOptions { run, mask_prob: a.mask_prob, freeze_word_embeddings: a.freeze_word_embeddings, ..Default::default() };
     use bertscope::train::trainer::resume::has_run;
     if a.run_dir.is_some() && a.run.device == Device::Gpu {
         bail!("a run saved with --run-dir trains on the CPU path (--device cpu)");

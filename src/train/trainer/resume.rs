@@ -94,8 +94,13 @@ impl Trainer {
         if state.corpus_fnv != corpus_fnv(corpus_text) {
             return Err(BertError::Input(format!("the run in {} was trained on another corpus text", dir.display())));
         }
-        if state.step > opts.steps {
-            return Err(BertError::Input(format!("the run in {} is at step {}, past its {} steps", dir.display(), state.step, opts.steps)));
+        if state.step > opts.run.steps {
+            return Err(BertError::Input(format!(
+                "the run in {} is at step {}, past its {} steps",
+                dir.display(),
+                state.step,
+                opts.run.steps
+            )));
         }
         let bert = Bert::from_dir(dir)?;
         let mut t = Trainer::new(bert, corpus_text, opts)?;
@@ -117,6 +122,7 @@ mod tests {
     use crate::backend::block_on;
     use crate::config::{BertConfig, Heads};
     use crate::tokenize::BertTokenizer;
+    use crate::train::options::RunOptions;
 
     fn corpus() -> String {
         let s = ["the cat sat on the mat.", "a dog ran in the park.", "birds sing in the morning.", "the sun is warm today."];
@@ -129,7 +135,8 @@ mod tests {
     }
 
     fn opts() -> TrainOptions {
-        TrainOptions { steps: 6, batch: 4, seq: 16, lr: 1e-2, warmup: Some(2), seed: 5, freeze_word_embeddings: true, ..Default::default() }
+        let run = RunOptions { steps: 6, batch: 4, seq: 16, lr: 1e-2, warmup: Some(2), seed: 5, ..Default::default() };
+        TrainOptions { run, freeze_word_embeddings: true, ..Default::default() }
     }
 
     #[test]
@@ -162,7 +169,7 @@ mod tests {
         assert_ne!(whole.bert.params.layers[0].query.weight, start.params.layers[0].query.weight);
         // other options or another text are refused, naming the folder
         let mut other = opts();
-        other.lr = 2e-2;
+        other.run.lr = 2e-2;
         let e = Trainer::resume(&dir, &text, other).err().unwrap().to_string();
         assert!(e.contains("other options"), "{e}");
         let e = Trainer::resume(&dir, &format!("{text}\nmore."), opts()).err().unwrap().to_string();
