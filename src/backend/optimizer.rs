@@ -30,6 +30,17 @@ pub struct StepStats {
     pub grad_norm: f64,
 }
 
+impl StepStats {
+    /// `hits` of `labelled` (0 when nothing was labelled).
+    pub fn accuracy(&self) -> f32 {
+        if self.labelled > 0 {
+            self.hits as f32 / self.labelled as f32
+        } else {
+            0.0
+        }
+    }
+}
+
 /// The loss of a held-out batch (MLM, or the task head's) as a sum over its labelled items, so
 /// batches add up; `hits` of `labelled` right by arg-max.
 #[derive(Clone, Debug, Default)]

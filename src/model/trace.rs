@@ -26,6 +26,11 @@ impl Batch {
         Batch { b: 1, t, input_ids, token_type_ids, attention_mask: vec![1; t] }
     }
 
+    /// Tokens that are not padding.
+    pub fn tokens(&self) -> usize {
+        self.attention_mask.iter().filter(|&&m| m == 1).count()
+    }
+
     /// Every id in range for `cfg`, every length consistent, T within the position table.
     pub fn validate(&self, cfg: &BertConfig) -> Result<()> {
         let n = self.b * self.t;

@@ -92,9 +92,9 @@ impl FineTuner {
         Ok(TunePoint {
             step: self.step,
             loss: st.loss.loss,
-            acc: if st.labelled > 0 { st.hits as f32 / st.labelled as f32 } else { 0.0 },
+            acc: st.accuracy(),
             lr,
-            tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
+            tokens: batch.tokens(),
             eval_loss: None,
             eval_acc: None,
         })

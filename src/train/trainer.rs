@@ -224,9 +224,9 @@ impl Trainer {
             loss: st.loss.loss,
             mlm_loss: st.loss.mlm_loss,
             nsp_loss: st.loss.nsp_loss,
-            mlm_acc: if st.labelled > 0 { st.hits as f32 / st.labelled as f32 } else { 0.0 },
+            mlm_acc: st.accuracy(),
             lr,
-            tokens: batch.attention_mask.iter().filter(|&&m| m == 1).count(),
+            tokens: batch.tokens(),
             eval_loss: None,
             eval_acc: None,
         };
